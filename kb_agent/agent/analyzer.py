@@ -1,0 +1,192 @@
+"""The deterministic question analyzer (English and Chinese): query type, exact terms, keywords,
+comparison subjects, and whether the question is simple enough for the fast path."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kb_agent.agent.state import QueryType
+from kb_agent.index.tokenize import STOPWORDS, has_cjk, tokenize
+
+# longer questions, or ones joining several asks, get decomposed instead of the one-step fast path
+FAST_PATH_MAX_WORDS = 16
+FAST_PATH_MAX_CJK_CHARS = 30
+MAX_EXACT_TERMS = 4
+MAX_KEYWORDS = 8
+
+ROUTING_TABLE: dict[QueryType, tuple[str, ...]] = {
+    "exact": ("grep", "vector"),
+    "conceptual": ("vector", "hybrid"),
+    "relational": ("related", "vector"),
+    "file_discovery": ("files", "hybrid"),
+}
+
+_QUOTED = re.compile(
+    r'"([^"\n]{2,80})"|“([^”\n]{2,80})”|「([^」\n]{2,80})」|『([^』\n]{2,80})』|`([^`\n]{1,80})`'
+    r"|(?<![\w])'([^'\n]{2,60})'(?![\w])"
+)
+_EXACT_PATTERNS = [
+    re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{1,9}-\d{1,6}(?![\w-])"),  # tickets: OPS-1234, ADR-0005
+    re.compile(r"(?<![\w])[A-Z]{1,3}\d{3,5}(?![\w])"),  # error codes: W0201, E1042
+    re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w])"),  # env vars: NW_CONFIG_PATH
+    re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?(?![\w])"),  # dotted: cache.ttl_seconds
+    re.compile(r"(?<![\w])[a-z0-9]+(?:_[a-z0-9]+)+(?![\w])"),  # snake_case
+    re.compile(r"(?<![\w])[a-z]+(?:[A-Z][a-z0-9]+)+(?![\w])"),  # camelCase: getUserName
+    re.compile(r"(?<![\w])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+"),  # paths: /etc/northwind/x.yaml, docs/a.md
+    re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+"),  # CLI flags: --set
+]
+# dotted words that are prose, not identifiers
+_NOT_IDENTIFIERS = {"e.g", "i.e", "etc.", "vs.", "a.m", "p.m"}
+
+_FILE_DISCOVERY = [
+    re.compile(
+        r"\b(which|what)\s+(\w+\s+)?(files?|docs?|documents?|pages?|runbooks?|adrs?|notes?|guides?|incident reports?|postmortems?)\b",
+        re.I,
+    ),
+    re.compile(r"\bwhere\s+(is|are|do|does|can)\b.*\b(documented|described|written|explained|covered|mentioned|find|kept)\b", re.I),
+    re.compile(r"\b(find|list|show)\s+(me\s+)?(the\s+|all\s+)?(files?|docs?|documents?|pages?|runbooks?|adrs?)\b", re.I),
+    re.compile(r"\bin which (file|doc|document|page|runbook)\b", re.I),
+    re.compile(r"哪个文件|哪些文件|哪个文档|哪些文档|哪篇|哪份|哪一篇|哪个页面|哪个手册|哪些手册|在哪里.{0,6}(记录|描述|说明|写|文档)|在哪个文件|哪里有.{0,10}(文档|说明)|找到.{0,8}文档"),
+]
+_RELATIONAL = [
+    re.compile(
+        r"\b(related\s+to|relate[sd]?\s+to|relationship|depends?\s+on|dependenc(y|ies)|links?\s+to|linked\s+(from|to)|"
+        r"linking\s+to|backlinks?|refer(s|red)?\s+to|references?\s+to|point(s|ing)?\s+to|supersed(e|es|ed|ing)|"
+        r"superseded\s+by|replaced\s+by|replaces|connected\s+to)\b",
+        re.I,
+    ),
+    re.compile(r"关系|相关|依赖|链接|引用|取代|替代|关联|指向"),
+]
+_COMPARISON = [
+    re.compile(r"\bdifferences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)[?.!]*$", re.I),
+    re.compile(r"\bcompare\s+(?P<a>.+?)\s+(?:and|with|to|vs\.?|versus)\s+(?P<b>.+?)[?.!]*$", re.I),
+    re.compile(r"^(?:(?:what|how|which)\b.*?\b)?(?P<a>[\w .-]+?)\s+(?:vs\.?|versus)\s+(?P<b>[\w .-]+?)[?.!]*$", re.I),
+    re.compile(r"(?:比较|对比)\s*(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)(?:的区别|的不同|有什么区别|有什么不同)?[？?。]*$"),
+    re.compile(r"^(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)\s*(?:的区别|的不同|有什么区别|有什么不同|哪个更好)[？?。]*$"),
+]
+# question words and filler that carry no search signal (on top of the tokenizer's stopwords)
+_FILLER = frozenset(
+    """how what which where when why who whom whose does do did is are was were can could should would
+    tell explain describe show find list give please documented described mentioned written file files
+    doc docs document documents page pages kb knowledge base about there mean means meaning
+    compare comparison difference differences between versus related relate relates relationship""".split()
+)
+_LATIN_WORD = re.compile(r"[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What the deterministic analyzer concluded about a question."""
+
+    query_type: QueryType
+    exact_terms: tuple[str, ...]
+    grep_keywords: tuple[str, ...]
+    sub_questions: tuple[str, ...]
+    suggested_tools: tuple[str, ...]
+    fast_path: bool
+
+
+def analyze_question(question: str) -> Analysis:
+    """Classify a question and pull out its search terms, without a model.
+
+    Args:
+        question: the cleaned question (English, Chinese or mixed).
+
+    Returns:
+        The Analysis: type (exact / conceptual / relational / file_discovery), exact terms, grep
+        keywords (exact terms first), comparison sub-questions, tools from the routing table, and
+        whether it takes the fast path.
+    """
+    exact = find_exact_terms(question)
+    subjects = comparison_subjects(question)
+    query_type = classify(question, exact)
+    keywords = keywords_for(question, exact)
+    sub_questions = tuple(subjects) if subjects else ()
+    return Analysis(
+        query_type=query_type,
+        exact_terms=tuple(exact),
+        grep_keywords=tuple(keywords),
+        sub_questions=sub_questions,
+        suggested_tools=ROUTING_TABLE[query_type],
+        fast_path=is_simple(question) and not sub_questions,
+    )
+
+
+def classify(question: str, exact_terms: list[str] | None = None) -> QueryType:
+    """The query type by cue words: relational, then file discovery, then exact terms, else conceptual."""
+    if any(p.search(question) for p in _RELATIONAL):
+        return "relational"
+    if any(p.search(question) for p in _FILE_DISCOVERY):
+        return "file_discovery"
+    if exact_terms is None:
+        exact_terms = find_exact_terms(question)
+    return "exact" if exact_terms else "conceptual"
+
+
+def find_exact_terms(question: str) -> list[str]:
+    """Quoted strings, identifiers, ticket IDs, error codes, env vars, paths and flags, in order."""
+    found: list[tuple[int, str]] = []
+    spans: list[tuple[int, int]] = []
+    for m in _QUOTED.finditer(question):
+        text = next(g for g in m.groups() if g is not None).strip()
+        if text:
+            found.append((m.start(), text))
+            spans.append(m.span())
+    for pattern in _EXACT_PATTERNS:
+        for m in pattern.finditer(question):
+            if any(s <= m.start() < e for s, e in spans):
+                continue
+            term = m.group().rstrip(".")
+            if term.lower() in _NOT_IDENTIFIERS or len(term) < 3:
+                continue
+            found.append((m.start(), term))
+            spans.append(m.span())
+    ordered = [t for _, t in sorted(found)]
+    return list(dict.fromkeys(ordered))[:MAX_EXACT_TERMS]
+
+
+def keywords_for(question: str, exact_terms: list[str]) -> list[str]:
+    """Search keywords in surface form: exact terms first, then content words (CJK via jieba)."""
+    words: list[str] = list(exact_terms)
+    inside_exact = {t.lower() for term in exact_terms for t in re.split(r"[\s._/-]+", term)}
+    for m in _LATIN_WORD.finditer(question):
+        w = m.group()
+        lw = w.lower()
+        if lw in STOPWORDS or lw in _FILLER or len(w) < 3 or lw in inside_exact or any(w in t for t in exact_terms):
+            continue
+        words.append(w)
+    if has_cjk(question):
+        for tok in tokenize(question, drop_stopwords=True):
+            if has_cjk(tok) and len(tok) >= 2 and tok not in _CJK_FILLER:
+                words.append(tok)
+    seen: set[str] = set()
+    out: list[str] = []
+    for w in words:
+        if w.lower() not in seen:
+            seen.add(w.lower())
+            out.append(w)
+    return out[:MAX_KEYWORDS]
+
+
+_CJK_FILLER = frozenset("文件 文档 哪个 哪些 哪里 什么 怎么 如何 为什么 多少 是否 说明 描述 记录 一下 告诉 请问 知识库".split())
+
+
+def comparison_subjects(question: str) -> list[str]:
+    """The two things a comparison question compares, or [] when it is not a comparison."""
+    q = question.strip()
+    for pattern in _COMPARISON:
+        m = pattern.search(q)
+        if m:
+            a, b = m.group("a").strip(" ,，"), m.group("b").strip(" ,，")
+            if a and b and a.lower() != b.lower():
+                return [a, b]
+    return []
+
+
+def is_simple(question: str) -> bool:
+    """One short question: no decomposition needed."""
+    words = len(question.split())
+    cjk = sum(1 for ch in question if has_cjk(ch))
+    several = question.count("?") + question.count("？") > 1 or bool(re.search(r"\?\s*\w.*\band\b.*\?", question))
+    return not several and words <= FAST_PATH_MAX_WORDS and cjk <= FAST_PATH_MAX_CJK_CHARS

@@ -1,0 +1,109 @@
+"""The `kb` command line: one typer app, one error boundary, commands registered from sibling modules.
+
+Only typer and rich are imported at start-up; each command imports the heavy parts it needs.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import click
+import typer
+import typer.core
+
+from kb_agent import __version__
+from kb_agent.errors import ExitCode, KbError
+
+
+class KbGroup(typer.core.TyperGroup):
+    """Maps errors to one-line messages and exit codes for every command (STYLE 12)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from kb_agent.cli._common import err_console
+
+        try:
+            return super().invoke(ctx)
+        except KbError as e:
+            if _debug_requested():
+                raise
+            err_console().print(f"[bold red]error:[/] {_escape(e.message)}", highlight=False)
+            if e.hint:
+                err_console().print(f"[dim]hint: {_escape(e.hint)}[/]", highlight=False)
+            raise click.exceptions.Exit(int(e.exit_code)) from None
+        except (KeyboardInterrupt, click.exceptions.Abort):
+            err_console().print("[yellow]interrupted[/]")
+            raise click.exceptions.Exit(int(ExitCode.INTERRUPTED)) from None
+        except (click.exceptions.Exit, click.exceptions.ClickException, typer.Exit):
+            raise
+        except BrokenPipeError:
+            raise click.exceptions.Exit(0) from None
+        except Exception as e:  # the boundary: anything else is a bug
+            if _debug_requested():
+                raise
+            err_console().print(f"[bold red]unexpected error:[/] {_escape(type(e).__name__)}: {_escape(str(e))}", highlight=False)
+            err_console().print("[dim]hint: rerun with --debug for the traceback, and please report it[/]")
+            raise click.exceptions.Exit(int(ExitCode.USAGE)) from None
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+_DEBUG = {"on": False}
+
+
+def _debug_requested() -> bool:
+    return _DEBUG["on"]
+
+
+app = typer.Typer(
+    cls=KbGroup,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="kb — ask your markdown knowledge base; every answer cites file and lines.",
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kb {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks and debug logs."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    _DEBUG["on"] = debug
+    if debug:
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+
+
+def _register() -> None:
+    # importing a command module registers its commands on `app`; these imports are light
+    from kb_agent.cli import index_cmd, search_cmd, status_cmd  # noqa: F401
+    for optional in ("ask_cmd", "chat_cmd", "check_cmd", "graph_cmd", "links_cmd"):
+        try:
+            __import__(f"kb_agent.cli.{optional}")
+        except ModuleNotFoundError as e:
+            if e.name != f"kb_agent.cli.{optional}":
+                raise
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(int(ExitCode.INTERRUPTED))

@@ -1,0 +1,118 @@
+"""Markdown structure: YAML front matter, ATX headings with GitHub anchors, links and wikilinks, fences."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from kb_agent.types import Heading, Link
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_WIKILINK = re.compile(r"\[\[([^\]\|#\n]*)(?:#([^\]\|\n]*))?(?:\|([^\]\n]*))?\]\]")
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")  # http:, mailto:, ftp: …
+
+
+@dataclass(frozen=True, slots=True)
+class FrontMatter:
+    data: dict[str, Any]
+    end_line: int  # last line of the front matter block (0 when there is none)
+
+
+def parse_front_matter(lines: list[str]) -> FrontMatter:
+    """YAML between a first line `---` and the next `---`/`...`; malformed YAML counts as none."""
+    if not lines or lines[0].strip() != "---":
+        return FrontMatter({}, 0)
+    for i in range(1, min(len(lines), 200)):
+        if lines[i].strip() in ("---", "..."):
+            import yaml
+
+            try:
+                data = yaml.safe_load("\n".join(lines[1:i])) or {}
+            except yaml.YAMLError:
+                return FrontMatter({}, i + 1)
+            return FrontMatter(data if isinstance(data, dict) else {}, i + 1)
+    return FrontMatter({}, 0)
+
+
+def fence_mask(lines: list[str]) -> list[bool]:
+    """True for every line inside a fenced code block, fence lines included."""
+    mask = [False] * len(lines)
+    opener: str | None = None
+    for i, line in enumerate(lines):
+        m = _FENCE.match(line)
+        if opener is None:
+            if m:
+                opener = m.group(1)
+                mask[i] = True
+        else:
+            mask[i] = True
+            if m and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener) and not line.strip()[len(m.group(1)):].strip():
+                opener = None
+    return mask
+
+
+def slugify(text: str) -> str:
+    """GitHub's heading anchor: lower-case, punctuation dropped, spaces to hyphens, CJK kept."""
+    text = _INLINE_CODE.sub(lambda m: m.group()[1:-1], text)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text).strip().lower()
+    out = []
+    for ch in text:
+        if ch.isalnum() or ch in "-_":
+            out.append(ch)
+        elif ch == " ":
+            out.append("-")
+        elif unicodedata.category(ch).startswith(("L", "N", "M")):
+            out.append(ch)
+    return "".join(out)
+
+
+def parse_headings(lines: list[str], fences: list[bool], start: int = 0) -> list[Heading]:
+    headings: list[Heading] = []
+    seen: dict[str, int] = {}
+    for i in range(start, len(lines)):
+        if fences[i]:
+            continue
+        m = _HEADING.match(lines[i])
+        if not m:
+            continue
+        text = m.group(2).strip()
+        base = slugify(text)
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        headings.append(Heading(line=i + 1, level=len(m.group(1)), text=text, slug=base if n == 0 else f"{base}-{n}"))
+    return headings
+
+
+def parse_links(lines: list[str], fences: list[bool]) -> list[Link]:
+    """Relative markdown links and wikilinks outside code; external URLs are left out."""
+    links: list[Link] = []
+    for i, line in enumerate(lines):
+        if fences[i] or ("](" not in line and "[[" not in line):
+            continue
+        clean = _INLINE_CODE.sub(lambda m: " " * len(m.group()), line)
+        for m in _MD_LINK.finditer(clean):
+            href = m.group(2)
+            if _EXTERNAL.match(href) or href.startswith("//"):
+                continue
+            target, _, anchor = href.partition("#")
+            links.append(Link(line=i + 1, target=target, anchor=anchor or None, kind="md", text=m.group(1)))
+        for m in _WIKILINK.finditer(clean):
+            target = m.group(1).strip()
+            links.append(Link(line=i + 1, target=target, anchor=(m.group(2) or "").strip() or None, kind="wiki", text=(m.group(3) or target).strip()))
+    return links
+
+
+def as_str_tuple(value: Any) -> tuple[str, ...]:
+    """Front-matter list-or-string fields (`tags: a, b` or `tags: [a, b]`) as a tuple of strings."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.split(",") if v.strip())
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v).strip() for v in value if str(v).strip())
+    return (str(value),)

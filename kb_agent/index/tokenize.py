@@ -1,0 +1,115 @@
+"""THE tokenizer: one function used by indexing, querying, BM25 scoring and tests.
+
+Latin text is split into words with identifier awareness (`cache.ttl_seconds`, `getUserName`,
+`OPS-1234` keep their whole form and also yield their parts) and Snowball-stemmed; CJK runs go
+through jieba's search-mode cut. jieba is imported only when CJK text is seen.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import lru_cache
+from typing import Any
+
+TOKENIZER_VERSION = "1"
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+# a "word": letters/digits joined by identifier punctuation (., _, -, /, :) inside the word
+_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+(?:[._\-/:][A-Za-z0-9\u00c0-\u024f]+)*")
+_SPLIT_PUNCT = re.compile(r"[._\-/:]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+ENGLISH_STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers him his how i if in into is it its itself just me more most my
+    no nor not now of off on once only or other our ours out over own same she should so some such
+    than that the their theirs them then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours
+    should shall may might must us also get got""".split()
+)
+CHINESE_STOPWORDS = frozenset(
+    "的 了 是 在 和 与 或 及 把 被 我 你 他 她 它 们 这 那 个 吗 呢 吧 啊 怎么 怎样 如何 什么 哪 哪个 哪些 为什么 "
+    "有 没有 要 会 能 可以 应该 一个 一下 多少 几 请 问 吗 中 对 就 都 也 还 让 给 从 到 以 用 为 而".split()
+)
+STOPWORDS = ENGLISH_STOPWORDS | CHINESE_STOPWORDS
+
+_jieba: Any = None
+
+
+def _cut_cjk(run: str) -> list[str]:
+    global _jieba
+    if _jieba is None:
+        import jieba  # heavy: dictionary load ~0.7 s, so only on first CJK text
+
+        jieba.setLogLevel(logging.WARNING)
+        _jieba = jieba
+    return [w for w in _jieba.cut_for_search(run) if w.strip()]
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    return str(_stemmer().stemWord(word))
+
+
+def _word_tokens(word: str) -> list[str]:
+    lower = word.lower()
+    parts = [p for p in _SPLIT_PUNCT.split(word) if p]
+    sub: list[str] = []
+    for part in parts:
+        pieces = _CAMEL.findall(part) if any(c.isupper() for c in part[1:]) else [part]
+        sub.extend(p.lower() for p in pieces)
+    if len(sub) == 1 and sub[0] == lower:
+        return [_stem(lower)]
+    out = [lower]
+    out.extend(_stem(p) for p in sub)
+    return out
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK_RUN.search(text) is not None
+
+
+def tokenize(text: str, *, drop_stopwords: bool = False) -> list[str]:
+    """Split text into index terms (lower-case, stemmed Latin words, identifier parts, jieba words).
+
+    Args:
+        text: any text, English, Chinese or mixed.
+        drop_stopwords: leave out common function words (for query keyword selection).
+
+    Returns:
+        The terms in reading order; compound identifiers appear whole and then as parts.
+    """
+    tokens: list[str] = []
+    pos = 0
+    for m in _CJK_RUN.finditer(text):
+        _latin(text[pos : m.start()], tokens)
+        tokens.extend(_cut_cjk(m.group()))
+        pos = m.end()
+    _latin(text[pos:], tokens)
+    if drop_stopwords:
+        tokens = [t for t in tokens if t not in STOPWORDS]
+    return tokens
+
+
+def _latin(segment: str, out: list[str]) -> None:
+    for m in _WORD.finditer(segment):
+        out.extend(_word_tokens(m.group()))
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough model-token count: one per CJK character, ~1.3 per Latin word."""
+    cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))
+    words = len(_WORD.findall(text))
+    return cjk + int(words * 1.3) + 1

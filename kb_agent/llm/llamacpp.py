@@ -1,0 +1,81 @@
+"""The "llamacpp" provider: a local GGUF file in process via langchain-community's ChatLlamaCpp.
+
+langchain-community is an optional extra (`pip install kb-agent[llamacpp]`) that its maintainers are
+sunsetting; it stays isolated here, imported lazily, and its import-time warnings are silenced.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from kb_agent.errors import ConfigError
+from kb_agent.llm._langchain import LangchainChatModel
+from kb_agent.llm.registry import register_provider
+
+if TYPE_CHECKING:
+    from kb_agent.settings import Settings
+
+# 270M–8B models fit comfortably; a larger window costs memory for nothing on our prompts
+CONTEXT_TOKENS = 8192
+
+
+def _import_chat_llamacpp() -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            from langchain_community.chat_models import ChatLlamaCpp
+        except ImportError as e:
+            raise ConfigError(
+                "the llamacpp provider needs the optional extra",
+                hint="pip install 'kb-agent[llamacpp]'  (langchain-community and llama-cpp-python)",
+            ) from e
+    return ChatLlamaCpp
+
+
+def create_llamacpp(settings: Settings) -> LangchainChatModel:
+    """ChatLlamaCpp over `KB_LLM_MODEL_PATH`, loaded once per process.
+
+    Raises:
+        ConfigError: no model path, the file is missing, or the extra is not installed.
+    """
+    path = settings.llm_model_path
+    if not path:
+        raise ConfigError("KB_LLM_MODEL_PATH is required for the llamacpp provider", hint="point it at a .gguf file")
+    if not os.path.isfile(path):
+        raise ConfigError(f"GGUF model file not found: {path}", hint="check KB_LLM_MODEL_PATH")
+    key = (os.path.realpath(path), settings.llm_temperature)
+    model = _LOADED.get(key)
+    if model is None:
+        model = _LOADED[key] = _load(path, settings.llm_temperature)
+    return _QuietModel(f"llamacpp:{os.path.basename(path)}", model)
+
+
+# loading a GGUF takes seconds; keep one instance per file for the life of the process
+_LOADED: dict[tuple[str, float], Any] = {}
+
+
+def _load(path: str, temperature: float) -> Any:
+    chat_cls = _import_chat_llamacpp()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return chat_cls(
+            model_path=path,
+            n_ctx=CONTEXT_TOKENS,
+            temperature=temperature,
+            max_tokens=1024,
+            verbose=False,
+        )
+
+
+class _QuietModel(LangchainChatModel):
+    """Silences the community package's deprecation warnings on every call, not only on import."""
+
+    def complete(self, *args: Any, **kwargs: Any) -> str:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return super().complete(*args, **kwargs)
+
+
+register_provider("llamacpp", create_llamacpp)

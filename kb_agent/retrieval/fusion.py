@@ -1,0 +1,65 @@
+"""hybrid_search: grep-BM25 and vector lists fused with Reciprocal Rank Fusion."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kb_agent.types import Evidence, SearchFilters
+
+if TYPE_CHECKING:
+    from kb_agent.retrieval.tools import Retriever
+
+# RRF's k from Cormack et al. (2009): dampens the weight of top ranks so one list cannot dominate.
+RRF_K = 60
+# Each list is read this deep before fusing: items ranked lower rarely move into the top k.
+FUSE_DEPTH = 30
+
+
+def rrf(lists: dict[str, list[Evidence]], k: int, rrf_k: int = RRF_K) -> list[Evidence]:
+    """Fuse ranked lists; items whose line ranges overlap in the same file count once.
+
+    The first list's items anchor the fused identity in order of appearance across lists; the
+    explain dict of each result holds every list's rank and its `1/(rrf_k + rank)` contribution.
+    """
+    fused: list[dict[str, object]] = []
+    for name, items in lists.items():
+        for rank, ev in enumerate(items, 1):
+            contrib = 1.0 / (rrf_k + rank)
+            slot = next((f for f in fused if _overlaps(f["ev"], ev) and name not in f["ranks"]), None)  # type: ignore[arg-type,operator]
+            if slot is None:
+                fused.append({"ev": ev, "score": contrib, "ranks": {name: rank}, "contrib": {name: contrib}})
+            else:
+                slot["score"] = float(slot["score"]) + contrib  # type: ignore[arg-type]
+                slot["ranks"][name] = rank  # type: ignore[index]
+                slot["contrib"][name] = contrib  # type: ignore[index]
+                if _prefer(ev, slot["ev"]):  # type: ignore[arg-type]
+                    slot["ev"] = ev
+    fused.sort(key=lambda f: -float(f["score"]))  # type: ignore[arg-type]
+    out = []
+    for f in fused[:k]:
+        ev: Evidence = f["ev"]  # type: ignore[assignment]
+        res = Evidence(path=ev.path, start_line=ev.start_line, end_line=ev.end_line, text=ev.text, score=round(float(f["score"]), 6), tool="hybrid", heading_path=ev.heading_path, questions=ev.questions)  # type: ignore[arg-type]
+        res.explain.update({"ranks": f["ranks"], "rrf": {n: round(c, 6) for n, c in f["contrib"].items()}})  # type: ignore[union-attr]
+        out.append(res)
+    return out
+
+
+def _overlaps(a: Evidence, b: Evidence) -> bool:
+    return a.path == b.path and a.start_line <= b.end_line and b.start_line <= a.end_line
+
+
+def _prefer(new: Evidence, old: Evidence) -> bool:
+    # section-aligned chunks read better than a ±10-line grep window, unless the chunk is huge
+    return new.tool == "vector" and old.tool != "vector" and len(new.text) <= 2000
+
+
+def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters()) -> list[Evidence]:
+    depth = max(FUSE_DEPTH, k * 3)
+    from kb_agent.errors import InvalidQuery
+
+    try:
+        grep_hits = r.grep(query, k=depth, filters=filters)
+    except InvalidQuery:
+        grep_hits = []  # e.g. only stopwords: meaning may still be found by vectors
+    vec_hits = r.vector(query, k=depth, filters=filters)
+    return rrf({"grep": grep_hits, "vector": vec_hits}, k)

@@ -1,0 +1,235 @@
+"""grep_search: ripgrep hits with ±10 lines of context, merged into passages, re-scored with BM25."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kb_agent.errors import InvalidQuery
+from kb_agent.index.tokenize import STOPWORDS, _stem, has_cjk, tokenize
+from kb_agent.retrieval._rg import run_rg
+from kb_agent.types import Evidence, SearchFilters
+
+if TYPE_CHECKING:
+    from kb_agent.retrieval.tools import Retriever
+
+CONTEXT_LINES = 10
+MAX_PASSAGE_CHARS = 2000
+# At most this many search terms go to rg: the rarest ones (by KB document frequency) carry the
+# query; common words would only add noise hits that BM25 then has to discard.
+MAX_PATTERNS = 8
+# Per-file match cap: a word repeated 500 times in one file adds no information after a few dozen.
+MAX_COUNT_PER_FILE = 30
+# Passages scoring below this fraction of the best one are dropped as noise.
+RELATIVE_SCORE_FLOOR = 0.15
+MARKDOWN_GLOBS = ("*.md", "*.markdown", "*.mdx")
+
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|'([^'\s][^']*[^'\s])'|`([^`]+)`")
+_IDENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/:]*[A-Za-z0-9_]")
+_IDENT_SHAPE = re.compile(r"[._/:]|-\d|\d|[a-z][A-Z]|^[A-Z]{2,}")
+
+
+@dataclass(slots=True)
+class _Block:
+    path: str
+    lines: dict[int, str]
+    matches: set[int]
+
+
+def search_terms(query: str) -> list[str]:
+    """The literal strings to grep for: quoted phrases, identifiers whole, then word stems and CJK words."""
+    terms: list[str] = []
+    rest = query
+    for m in _QUOTED.finditer(query):
+        phrase = next(g for g in m.groups() if g)
+        terms.append(phrase.strip())
+        rest = rest.replace(m.group(), " ")
+    for m in _IDENT.finditer(rest):
+        word = m.group()
+        if _IDENT_SHAPE.search(word) and len(word) >= 2 and word.lower() not in STOPWORDS:
+            terms.append(word)
+    for tok in tokenize(rest, drop_stopwords=True):
+        if has_cjk(tok):
+            if len(tok) >= 2:
+                terms.append(tok)
+            continue
+        if len(tok) < 3 or any(tok.lower() in t.lower() for t in terms):
+            continue
+        terms.append(tok)
+    seen: set[str] = set()
+    out = []
+    for t in terms:
+        if t.lower() not in seen and t.strip():
+            seen.add(t.lower())
+            out.append(t)
+    return out
+
+
+def _grep_prefix(term: str) -> str:
+    """A stem is not always a prefix of its words (policy → polici): grep the common prefix."""
+    if not term.isalpha() or not term.isascii():
+        return term
+    stem = _stem(term.lower())
+    common = 0
+    for a, b in zip(stem, term.lower()):
+        if a != b:
+            break
+        common += 1
+    return term[: max(common, 4)] if common < len(term) else term
+
+
+def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters(), regex: bool = False) -> list[Evidence]:
+    """Search the KB's files with ripgrep and return BM25-ranked passages.
+
+    Raises:
+        InvalidQuery: nothing searchable in the query.
+    """
+    if regex:
+        patterns = [query]
+    else:
+        patterns = _pick_patterns(r, search_terms(query))
+    if not patterns:
+        raise InvalidQuery("the query has no searchable words", hint="add a keyword, identifier or phrase")
+    args = ["-C", str(CONTEXT_LINES), "--max-count", str(MAX_COUNT_PER_FILE), "--max-filesize", "5M", "--no-require-git", "--ignore-case"]
+    if not regex:
+        args.append("--fixed-strings")
+    if (r.root / ".kbignore").is_file():
+        args += ["--ignore-file", ".kbignore"]
+    for g in MARKDOWN_GLOBS:
+        args += ["--glob", g]
+    args += ["--glob", "!.kb"]
+    for p in patterns:
+        args += ["-e", p]
+    args += ["--", "."]
+    res = run_rg(args, cwd=r.root, timeout_s=r.settings.rg_timeout_s, rg_path=r.settings.rg_path)
+    if res.returncode == 1:
+        return []
+    allowed = r.index.paths_matching(filters)
+    indexed = r.index.indexed_paths() if r.index.built else None
+    blocks = _blocks(res.events(), allowed, indexed)
+    passages = [p for b in blocks for p in _passages(b)]
+    if not passages:
+        return []
+    return _rescore(r, query, passages, k)
+
+
+def _pick_patterns(r: Retriever, terms: list[str]) -> list[str]:
+    if len(terms) <= MAX_PATTERNS or not r.index.built or r.index.catalog is None:
+        return [_grep_prefix(t) for t in terms[:MAX_PATTERNS]]
+    df = r.index.catalog.document_frequencies(tok for t in terms for tok in tokenize(t)[:1])
+
+    def rarity(t: str) -> int:
+        toks = tokenize(t)
+        return df.get(toks[0], 0) if toks else 0
+
+    keep = sorted(terms, key=rarity)[:MAX_PATTERNS]
+    return [_grep_prefix(t) for t in terms if t in keep]
+
+
+def _blocks(events: object, allowed: set[str] | None, indexed: set[str] | None) -> list[_Block]:
+    blocks: list[_Block] = []
+    cur: _Block | None = None
+    last_line = -10
+    for ev in events:  # type: ignore[attr-defined]
+        kind = ev.get("type")
+        if kind not in ("match", "context"):
+            if kind == "end":
+                cur = None
+            continue
+        data = ev["data"]
+        path = data["path"].get("text")
+        if path is None:
+            continue
+        path = path[2:] if path.startswith("./") else path
+        if (allowed is not None and path not in allowed) or (indexed is not None and path not in indexed):
+            continue
+        n = int(data["line_number"])
+        text = (data["lines"].get("text") or "").rstrip("\n").rstrip("\r")
+        if cur is None or cur.path != path or n != last_line + 1:
+            cur = _Block(path, {}, set())
+            blocks.append(cur)
+        cur.lines[n] = text
+        if kind == "match":
+            cur.matches.add(n)
+        last_line = n
+    return [b for b in blocks if b.matches]
+
+
+def _passages(b: _Block) -> list[tuple[str, int, int, str]]:
+    """Split a contiguous block into passages of ≤ MAX_PASSAGE_CHARS centred on matches."""
+    first, last = min(b.lines), max(b.lines)
+
+    def text(s: int, e: int) -> str:
+        return "\n".join(b.lines[i] for i in range(s, e + 1))
+
+    if len(text(first, last)) <= MAX_PASSAGE_CHARS:
+        return [(b.path, first, last, text(first, last))]
+    out: list[tuple[str, int, int, str]] = []
+    covered = 0
+    for m in sorted(b.matches):
+        if m <= covered:
+            continue
+        s, e = max(first, m - CONTEXT_LINES, covered + 1), min(last, m + CONTEXT_LINES)
+        while len(text(s, e)) > MAX_PASSAGE_CHARS and (s < m or e > m):
+            if e - m >= m - s and e > m:
+                e -= 1
+            else:
+                s += 1
+        t = text(s, e)
+        if len(t) > MAX_PASSAGE_CHARS:
+            t = t[:MAX_PASSAGE_CHARS]
+        out.append((b.path, s, e, t))
+        covered = e
+    return out
+
+
+def _rescore(r: Retriever, query: str, passages: list[tuple[str, int, int, str]], k: int) -> list[Evidence]:
+    from kb_agent.retrieval.lexical import KbBM25
+
+    q_terms = tokenize(query, drop_stopwords=True) or tokenize(query)
+    docs = [tokenize(t) for _, _, _, t in passages]
+    cat = r.index.catalog
+    if cat is not None:
+        n, _avg = cat.bm25_stats()
+        df = cat.document_frequencies(q_terms)
+    else:
+        n, df = 0, {}
+    scores = KbBM25(docs, df, n).score(q_terms)
+    # a literal hit on the whole query (an identifier or phrase) outranks scattered word hits
+    whole = query.strip().lower()
+    heads = _headings_by_path(r, {p for p, *_ in passages})
+    ranked = []
+    for (path, s, e, text), sc in zip(passages, scores):
+        if len(whole) >= 3 and whole in text.lower():
+            sc *= 1.5
+        ranked.append(Evidence(path=path, start_line=s, end_line=e, text=text, score=round(sc, 4), tool="grep", heading_path=_crumbs(heads.get(path, []), s)))
+    ranked.sort(key=lambda ev: (-ev.score, ev.path, ev.start_line))
+    if ranked and ranked[0].score > 0:
+        floor = ranked[0].score * RELATIVE_SCORE_FLOOR
+        ranked = [ev for ev in ranked if ev.score >= floor and ev.score > 0]
+    for i, ev in enumerate(ranked, 1):
+        ev.explain["grep_rank"] = i
+    return ranked[:k]
+
+
+def _headings_by_path(r: Retriever, paths: set[str]) -> dict[str, list[tuple[int, int, str]]]:
+    cat = r.index.catalog
+    if cat is None:
+        return {}
+    out: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    for p in paths:
+        out[p] = [(line, level, text) for _p, line, level, text, _slug in cat.headings(p)]
+    return out
+
+
+def _crumbs(heads: list[tuple[int, int, str]], line: int) -> tuple[str, ...]:
+    trail: list[tuple[int, str]] = []
+    for hl, level, text in heads:
+        if hl > line:
+            break
+        while trail and trail[-1][0] >= level:
+            trail.pop()
+        trail.append((level, text))
+    return tuple(t for _, t in trail)

@@ -1,0 +1,38 @@
+"""vector_search: embedding similarity over indexed chunks, with tag and path filters."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kb_agent.errors import InvalidQuery
+from kb_agent.types import Evidence, SearchFilters
+
+if TYPE_CHECKING:
+    from kb_agent.retrieval.tools import Retriever
+
+
+def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters()) -> list[Evidence]:
+    """Chunks nearest to the query embedding; ids the catalog does not know (a killed run's
+    leftovers) are never returned."""
+    if not query.strip():
+        raise InvalidQuery("the query is empty")
+    cat = r.index.catalog
+    if cat is None:
+        from kb_agent.errors import IndexNotBuilt
+
+        raise IndexNotBuilt(f"no index in {r.root}", hint="run `kb index` first")
+    allowed = r.index.paths_matching(filters)
+    vec = r.index.embedder.embed_query(query)
+    hits = r.index.store.query(vec, k + 5, allowed)
+    rows = cat.chunks_by_ids([cid for cid, _ in hits])
+    out: list[Evidence] = []
+    for cid, sim in hits:
+        row = rows.get(cid)
+        if row is None:
+            continue
+        ev = Evidence(path=row.path, start_line=row.start_line, end_line=row.end_line, text=row.text, score=round(sim, 4), tool="vector", heading_path=row.heading_path, questions=row.questions)
+        ev.explain["vector_rank"] = len(out) + 1
+        out.append(ev)
+        if len(out) >= k:
+            break
+    return out

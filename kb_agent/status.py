@@ -1,0 +1,63 @@
+"""What `kb status` reports, as plain data: freshness, counts, fingerprint, store, ripgrep."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kb_agent.errors import KbError
+from kb_agent.settings import Settings
+
+
+def collect_status(settings: Settings) -> dict[str, Any]:
+    """Gather status without raising for a missing index or an unreachable store (they are reported)."""
+    from kb_agent.index.build import build_index, catalog_path
+    from kb_agent.index.embeddings import embedder_name
+    from kb_agent.index.manifest import Catalog
+    from kb_agent.index.vectors import describe_store
+    from kb_agent.retrieval._rg import find_rg, rg_version
+
+    root = settings.kb_root()
+    st: dict[str, Any] = {"kb_root": str(root), "index": "missing"}
+    cat_file = catalog_path(root / ".kb")
+    collection = None
+    if cat_file.exists():
+        try:
+            cat = Catalog.open(cat_file, readonly=True)
+            try:
+                files = cat.files()
+                fp = cat.get_meta("fingerprint")
+                collection = cat.get_meta("collection")
+                st["files_indexed"] = sum(1 for f in files.values() if f.status == "ok")
+                st["files_skipped"] = sum(1 for f in files.values() if f.status != "ok")
+                st["chunks"] = cat.bm25_stats()[0]
+                st["fingerprint"] = json.loads(fp) if fp else {}
+                st["interrupted_run_pending"] = cat.get_meta("dirty") == "1"
+            finally:
+                cat.close()
+            report = build_index(settings, check=True)
+            st["index"] = "stale" if report.stale else "fresh"
+            st["stale_files"] = [*report.indexed, *report.updated, *report.removed]
+        except KbError as e:
+            st["index"] = f"unreadable: {e.message}"
+    st["embedding_provider"] = embedder_name(settings)
+    st["vector_store"] = describe_store(settings)
+    st["vector_store_answers"] = _store_answers(settings, root, collection)
+    try:
+        st["rg"] = f"{find_rg(settings.rg_path)} ({rg_version(settings.rg_path)})"
+    except KbError as e:
+        st["rg"] = f"missing: {e.message}"
+    st["llm_provider"] = settings.llm_provider + (f" ({settings.llm_model})" if settings.llm_model else "")
+    return st
+
+
+def _store_answers(settings: Settings, root: Any, collection: str | None) -> str:
+    if not collection:
+        return "no vectors yet"
+    try:
+        from kb_agent.index.vectors import VectorStore
+
+        n = VectorStore(settings, root / ".kb", collection).count()
+        return f"yes ({n} vectors)"
+    except KbError as e:
+        return f"no: {e.message}"

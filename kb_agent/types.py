@@ -1,0 +1,134 @@
+"""Frozen domain values shared by the corpus, index, retrieval and agent layers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    line: int  # 1-based
+    level: int
+    text: str
+    slug: str  # GitHub-style anchor
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link found in a document; `target` is the raw href or wikilink name."""
+
+    line: int
+    target: str
+    anchor: str | None
+    kind: str  # "md" | "wiki"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A contiguous run of lines of one file: text == the file's lines start..end joined by \\n."""
+
+    path: str  # relative to the KB root, POSIX separators
+    start_line: int  # 1-based, inclusive
+    end_line: int  # inclusive
+    text: str
+    heading_path: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A parsed markdown file: metadata, headings, links and its chunks."""
+
+    path: str
+    title: str
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    headings: tuple[Heading, ...]
+    links: tuple[Link, ...]
+    chunks: tuple[Chunk, ...]
+    line_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    """Restrict a search to files with all of `tags` and matching any of `path_globs`."""
+
+    tags: tuple[str, ...] = ()
+    path_globs: tuple[str, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.tags or self.path_globs)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One retrieved passage: where it is, what it says, how it scored and which tool found it."""
+
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    score: float
+    tool: str
+    heading_path: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()
+    # per-tool ranks / contributions for --explain; not part of identity
+    explain: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def location(self) -> str:
+        return format_location(self.path, self.start_line, self.end_line)
+
+    def overlaps(self, other: Evidence) -> bool:
+        return (
+            self.path == other.path
+            and self.start_line <= other.end_line
+            and other.start_line <= self.end_line
+        )
+
+
+def format_location(path: str, start: int, end: int) -> str:
+    """`docs/a.md:L3` for one line, `docs/a.md:L3-L9` for a range."""
+    return f"{path}:L{start}" if start == end else f"{path}:L{start}-L{end}"
+
+
+@dataclass(frozen=True, slots=True)
+class FileSkip:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """What `build_index` did (or, with check=True, would do)."""
+
+    root: str
+    indexed: tuple[str, ...] = ()  # new files
+    updated: tuple[str, ...] = ()
+    unchanged: int = 0
+    removed: tuple[str, ...] = ()
+    skipped: tuple[FileSkip, ...] = ()
+    chunks_total: int = 0
+    chunks_embedded: int = 0
+    duration_s: float = 0.0
+    checked_only: bool = False
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.indexed or self.updated or self.removed)
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    n: int
+    path: str
+    start_line: int
+    end_line: int
+    quote: str
+
+    @property
+    def location(self) -> str:
+        return format_location(self.path, self.start_line, self.end_line)
