@@ -100,7 +100,9 @@ def _chunk(path: str, lines: list[str], fences: list[bool], headings: list[Headi
         crumbs = crumbs_at(s)
         if pending is not None:
             ps, _, pcrumbs = pending
-            s, crumbs = ps, pcrumbs
+            # a bare parent heading merged into its first child: the child's breadcrumb is the
+            # more specific one (and still contains the parent)
+            s, crumbs = ps, (crumbs if len(crumbs) > len(pcrumbs) else pcrumbs)
             pending = None
         w = weight("\n".join(lines[s:e]))
         if w < MIN_CHUNK_WEIGHT and e < len(lines):

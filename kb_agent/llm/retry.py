@@ -144,6 +144,7 @@ def complete_structured(
     *,
     policy: RetryPolicy,
     notes: list[str] | None = None,
+    check: Callable[[T], None] | None = None,
 ) -> Structured[T]:
     """Ask for JSON matching `schema`; on an invalid reply ask once to repair it.
 
@@ -153,6 +154,7 @@ def complete_structured(
         schema: the pydantic model the reply must validate against.
         policy: retry policy for transient faults (each call retries separately).
         notes: receives trace lines about retries and repairs.
+        check: extra validation beyond the schema (e.g. one score per item); raises ValueError.
 
     Returns:
         The validated value.
@@ -163,7 +165,7 @@ def complete_structured(
     """
     text = complete_with_retry(model, messages, policy=policy, json_mode=True, notes=notes)
     try:
-        return Structured(parse_json_as(text, schema), repaired=False)
+        return Structured(_validated(text, schema, check), repaired=False)
     except ValueError as first:
         if notes is not None:
             notes.append(f"invalid JSON from model ({_short(str(first))}); one repair try")
@@ -178,7 +180,7 @@ def complete_structured(
         ]
         text2 = complete_with_retry(model, repair, policy=policy, json_mode=True, notes=notes)
         try:
-            return Structured(parse_json_as(text2, schema), repaired=True)
+            return Structured(_validated(text2, schema, check), repaired=True)
         except ValueError as second:
             raise ModelOutputInvalid(f"model reply is not valid JSON after one repair: {_short(str(second))}") from None
 
@@ -206,6 +208,13 @@ def extract_json(text: str) -> object:
         except json.JSONDecodeError:
             continue
     raise ValueError("no JSON value in the reply")
+
+
+def _validated(text: str, schema: type[T], check: Callable[[T], None] | None) -> T:
+    value = parse_json_as(text, schema)
+    if check is not None:
+        check(value)
+    return value
 
 
 def parse_json_as(text: str, schema: type[T]) -> T:

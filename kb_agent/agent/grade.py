@@ -1,0 +1,186 @@
+"""grade_evidence's scoring (Corrective RAG): the deterministic scorer, its calibrated weights, and
+the keep/drop and GENERATE / REFINE / RE-RETRIEVE decision."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from kb_agent.agent.analyzer import _FILLER
+from kb_agent.agent.state import GraderAction
+from kb_agent.index.tokenize import tokenize
+from kb_agent.types import Evidence
+
+TermWeights = Callable[[Sequence[str]], dict[str, float]]
+
+# Logistic weights of the deterministic scorer over FEATURES, fitted by scripts/calibrate_grader.py
+# on tests/fixtures/sample_questions.jsonl (see docs/AGENT.md for the numbers and the command).
+FEATURES = ("coverage", "heading_match", "norm_score", "rank", "exact_miss")
+WEIGHTS = (6.0, 1.5, 1.0, 1.0, -2.5)
+BIAS = -3.6
+# mean of the best few kept scores decides the action: the answer is written from the best items
+DECISION_TOP_N = 3
+# an empty question pool is weaker evidence (seed 000): the decision mean is scaled down by this
+EMPTY_POOL_FACTOR = 0.85
+
+
+def question_terms(question: str) -> list[str]:
+    """The question's content terms (tokenizer output minus stopwords and question filler), deduped."""
+    filler = _filler_tokens()
+    out = [t for t in tokenize(question, drop_stopwords=True) if t not in filler and len(t) > 1]
+    return list(dict.fromkeys(out))
+
+
+_FILLER_TOKENS: set[str] = set()
+
+
+def _filler_tokens() -> set[str]:
+    if not _FILLER_TOKENS:
+        _FILLER_TOKENS.update(t for w in _FILLER for t in tokenize(w))
+    return _FILLER_TOKENS
+
+
+def uniform_weights(terms: Sequence[str]) -> dict[str, float]:
+    """Every term weighs 1 (used when no index statistics are available)."""
+    return {t: 1.0 for t in terms}
+
+
+@dataclass(frozen=True, slots=True)
+class ItemFeatures:
+    """The scorer's inputs for one evidence item."""
+
+    coverage: float
+    heading_match: float
+    norm_score: float
+    rank: float
+    exact_miss: float
+
+    def vector(self) -> tuple[float, ...]:
+        return (self.coverage, self.heading_match, self.norm_score, self.rank, self.exact_miss)
+
+
+def item_features(terms: Sequence[str], weights: dict[str, float], exact_terms: Sequence[str], item: Evidence, position: int) -> ItemFeatures:
+    """Features of one item against the question terms.
+
+    Args:
+        terms: question_terms(question).
+        weights: a weight per term (IDF from the index, or uniform).
+        exact_terms: identifiers / quoted strings the question names.
+        item: the evidence.
+        position: its position in the merged list (0 = best).
+    """
+    total = sum(weights.get(t, 1.0) for t in terms) or 1.0
+    body = set(tokenize(item.text))
+    meta = set(tokenize(" ".join((*item.heading_path, *item.questions, item.path.replace("/", " ")))))
+    coverage = sum(weights.get(t, 1.0) for t in terms if t in body or t in meta) / total
+    heading = sum(weights.get(t, 1.0) for t in terms if t in meta) / total
+    rank = int(item.explain.get("rank", position))
+    norm = float(item.explain.get("norm_score", 1.0 if rank == 0 else 0.5))
+    low = item.text.lower()
+    missing = [t for t in exact_terms if t.lower() not in low]
+    return ItemFeatures(
+        coverage=round(coverage, 4),
+        heading_match=round(heading, 4),
+        norm_score=round(min(max(norm, 0.0), 1.0), 4),
+        rank=round(1.0 / (1.0 + rank), 4),
+        exact_miss=(len(missing) / len(exact_terms)) if exact_terms else 0.0,
+    )
+
+
+def score_features(f: ItemFeatures, weights: Sequence[float] = WEIGHTS, bias: float = BIAS) -> float:
+    """Calibrated relevance in 0..1 (a logistic over the features)."""
+    z = bias + sum(w * x for w, x in zip(weights, f.vector()))
+    return round(1.0 / (1.0 + math.exp(-z)), 4)
+
+
+def deterministic_scores(
+    question: str, items: Sequence[Evidence], *, exact_terms: Sequence[str] = (), term_weights: TermWeights = uniform_weights
+) -> list[float]:
+    """Score every item without a model.
+
+    Args:
+        question: the question.
+        items: merged evidence, best first.
+        exact_terms: exact strings the question names.
+        term_weights: weights per question term (IDF from the index when available).
+
+    Returns:
+        One 0..1 score per item, in order.
+    """
+    terms = question_terms(question)
+    weights = term_weights(terms) if terms else {}
+    return [score_features(item_features(terms, weights, exact_terms, it, i)) for i, it in enumerate(items)]
+
+
+@dataclass(frozen=True, slots=True)
+class GradeDecision:
+    """The grader's verdict over one iteration's evidence."""
+
+    action: GraderAction
+    mean_score: float
+    kept: tuple[int, ...]  # indexes of kept items
+    dropped: tuple[int, ...]
+
+
+def decide(
+    scores: Sequence[float], *, drop_below: float, generate_at: float, reretrieve_below: float, question_pool: Iterable[str] = ("?",)
+) -> GradeDecision:
+    """Keep items ≥ drop_below; the mean of the best DECISION_TOP_N kept picks the action.
+
+    mean ≥ generate_at → generate; mean < reretrieve_below (nothing useful kept) → re_retrieve;
+    otherwise refine. An empty question pool scales the mean by EMPTY_POOL_FACTOR.
+    """
+    kept = tuple(i for i, s in enumerate(scores) if s >= drop_below)
+    dropped = tuple(i for i, s in enumerate(scores) if s < drop_below)
+    best = sorted((scores[i] for i in kept), reverse=True)[:DECISION_TOP_N]
+    mean = sum(best) / len(best) if best else 0.0
+    if kept and not any(True for _ in question_pool):
+        mean *= EMPTY_POOL_FACTOR
+    mean = round(mean, 4)
+    if mean >= generate_at:
+        action: GraderAction = "generate"
+    elif mean < reretrieve_below:
+        action = "re_retrieve"
+    else:
+        action = "refine"
+    return GradeDecision(action, mean, kept, dropped)
+
+
+def missing_keywords(keywords: Sequence[str], items: Sequence[Evidence]) -> list[str]:
+    """Keywords (surface form) that no item mentions: what a REFINE step searches for."""
+    have: set[str] = set()
+    text = " ".join(e.text.lower() for e in items)
+    for e in items:
+        have.update(tokenize(e.text))
+        have.update(tokenize(" ".join(e.heading_path)))
+    out = []
+    for kw in keywords:
+        toks = tokenize(kw)
+        if kw.lower() in text or (toks and all(t in have for t in toks)):
+            continue
+        out.append(kw)
+    return out
+
+
+def question_pool(items: Sequence[Evidence]) -> list[str]:
+    """The questions the items can answer, order kept, deduplicated (seed 000)."""
+    return list(dict.fromkeys(q for e in items for q in e.questions if q.strip()))
+
+
+
+
+def idf_weights(document_frequencies: Callable[[Iterable[str]], dict[str, int]], n_docs: int) -> TermWeights:
+    """Term weights from index statistics: BM25's IDF, so rare words count for more.
+
+    A term the index has never seen gets the highest weight: a question about something absent from
+    the KB then scores low everywhere.
+    """
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        df = document_frequencies(terms)
+        n = max(n_docs, 1)
+        return {t: math.log(1.0 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
+
+    return weights

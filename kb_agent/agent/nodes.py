@@ -1,0 +1,376 @@
+"""The graph's nodes (node name = function name): prepare, analyze_and_route, plan, tool_exec,
+grade_evidence, synthesize. Each takes the state and the run's dependencies and returns a partial update."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langgraph.types import Overwrite
+
+from kb_agent.agent import prompts
+from kb_agent.agent.analyzer import ROUTING_TABLE, analyze_question
+from kb_agent.agent.citations import VerifiedAnswer, verify_answer
+from kb_agent.agent.execute import EventSink, SearchTools, execute_plan
+from kb_agent.agent.grade import (
+    TermWeights,
+    decide,
+    deterministic_scores,
+    missing_keywords,
+    question_pool,
+)
+from kb_agent.agent.plan import ALL_TOOLS, STEP_TIMEOUT_S, PlanRequest, make_plan
+from kb_agent.agent.schemas import GradeBatch, RouteDecision, SynthesizedAnswer
+from kb_agent.agent.state import ConversationState, IterationGrade, RetrievalState
+from kb_agent.agent.synthesize import (
+    Draft,
+    extractive_answer,
+    model_sources,
+    not_found_text,
+    select_items,
+)
+from kb_agent.errors import InvalidQuery, LlmError
+from kb_agent.llm.retry import MeteredModel, RetryPolicy, complete_structured, complete_with_retry
+from kb_agent.types import Evidence, SearchFilters
+
+MAX_QUESTION_CHARS = 4000
+# the model grades at most this many items in its one batched call; the rest get deterministic scores
+MODEL_GRADE_MAX = 12
+# below this best grade the KB is taken not to hold the answer (calibrated with the grader; docs/AGENT.md)
+ANSWER_MIN_SCORE = 0.5
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_INLINE_FILTER = re.compile(r"(?<!\S)(tag|path):(\"[^\"]+\"|'[^']+'|\S+)")
+_FOLLOW_UP = re.compile(r"\b(it|its|that|this|those|these|they|them|the same|the other|the second|the first)\b|它|这个|那个|这些|那些|上面|前者|后者", re.I)
+
+
+@dataclass
+class AgentDeps:
+    """What the nodes need besides the state: tools, model, settings-derived numbers, event sink."""
+
+    tools: SearchTools
+    model: MeteredModel
+    root: Path
+    drop_below: float = 0.3
+    generate_at: float = 0.7
+    reretrieve_below: float = 0.3
+    top_k: int = 10
+    step_timeout_s: float = STEP_TIMEOUT_S
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    term_weights: TermWeights | None = None
+    emit: EventSink = field(default=lambda _e: None)
+    redact: Callable[[str], str] = field(default=lambda s: s)
+
+    @property
+    def online(self) -> bool:
+        return not self.model.offline
+
+
+@dataclass
+class NodeRun:
+    """Per-call scratch: a one-line detail and trace notes (fallbacks, retries) for the TraceEvent."""
+
+    detail: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def clean_question(raw: str) -> str:
+    """Strip control and bidi characters, normalise Unicode and whitespace."""
+    text = unicodedata.normalize("NFC", raw)
+    text = text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+    text = _CONTROL.sub("", text)
+    return " ".join(text.split())
+
+
+def parse_inline_filters(question: str) -> tuple[str, SearchFilters]:
+    """Take `tag:X` and `path:GLOB` out of the question text.
+
+    Returns:
+        The question without them, and the filters they named.
+    """
+    tags: list[str] = []
+    paths: list[str] = []
+    for m in _INLINE_FILTER.finditer(question):
+        value = m.group(2).strip("\"'")
+        (tags if m.group(1) == "tag" else paths).append(value)
+    rest = " ".join(_INLINE_FILTER.sub(" ", question).split())
+    return rest, SearchFilters(tags=tuple(tags), path_globs=tuple(paths))
+
+
+def condense_deterministic(question: str, history: list[tuple[str, str]]) -> str:
+    """Resolve a follow-up without a model: short or pronoun-led questions carry the last question along."""
+    if not history:
+        return question
+    previous = history[-1][0]
+    if _FOLLOW_UP.search(question) or len(question.split()) <= 4:
+        return f"{question} (context: {previous})"
+    return question
+
+
+# ---- conversation graph nodes ----
+
+
+def prepare(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]:
+    """Validate and clean the question, parse inline filters, condense a follow-up against history.
+
+    Raises:
+        InvalidQuery: empty, or longer than MAX_QUESTION_CHARS.
+    """
+    text = clean_question(state.get("raw_question", ""))
+    if not text:
+        raise InvalidQuery("the question is empty", hint='ask something, e.g. kb ask "how do I roll back a deploy?"')
+    if len(text) > MAX_QUESTION_CHARS:
+        raise InvalidQuery(
+            f"the question is {len(text):,} characters; the limit is {MAX_QUESTION_CHARS:,}",
+            hint="shorten it to the question itself; kb searches the documents for the rest",
+        )
+    text, inline = parse_inline_filters(text)
+    if not text:
+        raise InvalidQuery("the question has only filters (tag:/path:) and no words", hint="add the question after the filters")
+    given: SearchFilters = state.get("filters") or SearchFilters()
+    filters = SearchFilters(
+        tags=tuple(dict.fromkeys((*given.tags, *inline.tags))),
+        path_globs=tuple(dict.fromkeys((*given.path_globs, *inline.path_globs))),
+    )
+    history = state.get("history") or []
+    question = text
+    if history:
+        if deps.online:
+            try:
+                question = clean_question(
+                    complete_with_retry(deps.model, prompts.condense_messages(history, text), policy=deps.policy, notes=run.notes)
+                ) or text
+            except LlmError as e:
+                run.notes.append(f"condense fell back to the deterministic rewrite: {e.message}")
+                question = condense_deterministic(text, history)
+        else:
+            question = condense_deterministic(text, history)
+    run.detail = f"{len(question)} chars" + (f", filters {filters}" if filters.active else "")
+    return {"question": question, "filters": filters, "iteration": 0, "stop_reason": None}
+
+
+def analyze_and_route(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]:
+    """Decide the query type, keywords, sub-questions and the tools for this attempt.
+
+    One structured model call when a model is configured and the question is not simple (or when a
+    previous attempt found nothing); otherwise the deterministic analyzer. A re-retrieval rotates
+    to the next tool of the routing table, so the new attempt differs from the last.
+    """
+    question = state["question"]
+    attempt = state.get("attempt", 0)
+    analysis = analyze_question(question)
+    query_type = analysis.query_type
+    sub_questions = list(analysis.sub_questions)
+    keywords = list(analysis.grep_keywords)
+    suggested: list[str] = list(analysis.suggested_tools)
+    hint = state.get("missing_hint", "") if attempt > 0 else ""
+    use_model = deps.online and not state.get("tool_override") and (not analysis.fast_path or attempt > 0)
+    if use_model:
+        try:
+            decision = complete_structured(deps.model, prompts.route_messages(question, hint), RouteDecision, policy=deps.policy, notes=run.notes).value
+            query_type = decision.query_type
+            sub_questions = decision.sub_questions or sub_questions
+            keywords = list(dict.fromkeys([*analysis.exact_terms, *decision.grep_keywords, *keywords]))[:8]
+            suggested = [t for t in decision.suggested_tools if t in ALL_TOOLS] or list(ROUTING_TABLE[query_type])
+            run.notes.append("route from the model")
+        except LlmError as e:
+            run.notes.append(f"route fell back to the deterministic analyzer: {e.message}")
+    override = state.get("tool_override")
+    if override:
+        routing = [override]
+    else:
+        base = list(dict.fromkeys([*suggested, *ROUTING_TABLE[query_type]]))
+        shift = attempt % len(base)
+        routing = base[shift:] + base[:shift]
+    run.detail = f"{query_type} → {' → '.join(routing)}" + (" (fast path)" if analysis.fast_path and not sub_questions else "")
+    if attempt > 0:
+        run.notes.append(f"re-retrieve attempt {attempt + 1}: {hint}")
+    return {
+        "query_type": query_type,
+        "sub_questions": sub_questions if not analysis.fast_path or use_model else [],
+        "suggested_tools": suggested,
+        "grep_keywords": keywords,
+        "exact_terms": list(analysis.exact_terms),
+        "fast_path": analysis.fast_path and not (use_model and sub_questions),
+        "routing": routing,
+        "attempt": attempt + 1,
+    }
+
+
+def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]:
+    """Plan this iteration's steps; REFINE plans search only for what the kept evidence lacks."""
+    iteration = state.get("iteration", 0) + 1
+    missing: tuple[str, ...] = ()
+    if state.get("grader_action") == "refine" and state.get("iterations"):
+        missing = state["iterations"][-1].missing
+    req = PlanRequest(
+        question=state["question"],
+        routing=tuple(state.get("routing", ())),
+        exact_terms=tuple(state.get("exact_terms", ())),
+        keywords=tuple(state.get("grep_keywords", ())),
+        sub_questions=tuple(state.get("sub_questions", ())),
+        fast_path=bool(state.get("fast_path")),
+        iteration=iteration,
+        tried=frozenset(state.get("tried", [])),
+        top_k=deps.top_k,
+        timeout_s=deps.step_timeout_s,
+        missing=missing,
+    )
+    steps = make_plan(req)
+    if not steps:
+        run.detail = "nothing new to try"
+        return {"plan": [], "stop_reason": "exhausted" if state.get("evidence") else "no_evidence"}
+    run.detail = "; ".join(f"{s.step_id} {s.tool}({s.tool_input!r})" + (f" after {','.join(s.depends_on)}" if s.depends_on else "") for s in steps)
+    return {"plan": steps, "iteration": iteration, "tried": [s.signature for s in steps]}
+
+
+def tool_exec(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]:
+    """Run the plan's steps (ready ones in parallel), record each, merge the evidence."""
+    results = execute_plan(state.get("plan", []), deps.tools, filters=state.get("filters") or SearchFilters(),
+                           iteration=state.get("iteration", 1), on_event=deps.emit)
+    evidence = [e for r in results for e in r.evidence]
+    statuses = [f"{r.record.step_id}:{r.record.status}" for r in results]
+    run.detail = f"{len(evidence)} hits ({', '.join(statuses)})"
+    for r in results:
+        if r.record.status != "success":
+            run.notes.append(f"step {r.record.step_id} {r.record.status}: {r.record.error}")
+    return {"records": [r.record for r in results], "evidence": evidence}
+
+
+def grade_evidence(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]:
+    """CRAG: score every item (one batched model call, else the calibrated scorer), drop the weak ones,
+    and choose GENERATE / REFINE / RE-RETRIEVE; the iteration cap stops the loop."""
+    question = state["question"]
+    items: list[Evidence] = list(state.get("evidence", []))
+    exact = state.get("exact_terms", [])
+    weights = deps.term_weights
+    det = deterministic_scores(question, items, exact_terms=exact, **({"term_weights": weights} if weights else {}))
+    scores = det
+    grader = "deterministic"
+    if deps.online and items:
+        head = items[:MODEL_GRADE_MAX]
+
+        def one_per_item(batch: GradeBatch) -> None:
+            if len(batch.scores) != len(head):
+                raise ValueError(f"expected {len(head)} scores, got {len(batch.scores)}")
+
+        try:
+            batch = complete_structured(deps.model, prompts.grade_messages(question, head), GradeBatch,
+                                        policy=deps.policy, notes=run.notes, check=one_per_item).value
+            scores = [*batch.scores, *det[len(head):]]
+            grader = "model"
+        except LlmError as e:
+            run.notes.append(f"grading fell back to the deterministic scorer: {e.message}")
+    decision = decide(scores, drop_below=deps.drop_below, generate_at=deps.generate_at,
+                      reretrieve_below=deps.reretrieve_below, question_pool=question_pool(items))
+    kept = [items[i] for i in decision.kept]
+    kept_scores = [scores[i] for i in decision.kept]
+    missing = tuple(missing_keywords(state.get("grep_keywords", []), kept)) if decision.action != "generate" else ()
+    iteration = state.get("iteration", 1)
+    grade = IterationGrade(iteration, decision.action, decision.mean_score, len(decision.kept), len(decision.dropped), grader, missing)  # type: ignore[arg-type]
+    stop = None
+    if decision.action == "generate":
+        stop = "generate"
+    elif iteration >= state.get("max_iterations", 3):
+        stop = "max_iterations"
+    update: dict[str, Any] = {
+        "evidence": Overwrite(kept),
+        "evidence_scores": kept_scores,
+        "iterations": [grade],
+        "grader_action": decision.action,
+        "stop_reason": stop,
+    }
+    if decision.action == "re_retrieve":
+        tools_tried = sorted({r.tool for r in state.get("records", [])})
+        looked_for = ", ".join(state.get("grep_keywords", [])) or question
+        update["missing_hint"] = f"Nothing relevant was found for: {looked_for} (tools tried: {', '.join(tools_tried) or 'none'})."
+    run.detail = f"{grader}: mean {decision.mean_score:.2f}, kept {len(kept)}, dropped {len(decision.dropped)} → {decision.action}" + (f" (stop: {stop})" if stop and stop != "generate" else "")
+    return update
+
+
+def synthesize(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]:
+    """Write the answer from the best ≤ 10 items: the model's [n]-cited text or the extractive answer;
+    verify every citation; or say plainly that the KB does not hold the answer."""
+    question = state["question"]
+    items = state.get("evidence", [])
+    scores = state.get("evidence_scores", [])
+    if len(scores) != len(items):  # loop left before a grade (nothing new to try): grade now, offline
+        scores = deterministic_scores(question, items, **({"term_weights": deps.term_weights} if deps.term_weights else {}))
+    selected = select_items(items, scores)
+    best = selected[0][1] if selected else 0.0
+    analysis = analyze_question(question)
+    weights_kw = {"term_weights": deps.term_weights} if deps.term_weights else {}
+    verified: VerifiedAnswer | None = None
+    confidence = 0.0
+    if selected and best >= ANSWER_MIN_SCORE:
+        if deps.online:
+            verified, confidence = _model_answer(question, selected, deps, run)
+        if verified is None or not verified.citations:
+            draft: Draft = extractive_answer(question, selected, sub_questions=analysis.sub_questions or tuple(state.get("sub_questions", [])),
+                                             exact_terms=analysis.exact_terms, **weights_kw)
+            if draft.body:
+                verified = verify_answer(draft.body, draft.sources, deps.root)
+                confidence = draft.confidence
+                for why in verified.removed:
+                    run.notes.append(f"citation removed: {why}")
+    if verified is not None and verified.citations:
+        run.detail = f"{len(verified.citations)} citations verified" + (f", {len(verified.removed)} removed" if verified.removed else "")
+        return {"answer": verified.text, "citations": list(verified.citations), "answer_source": "kb",
+                "fallback_reason": None, "confidence": confidence}
+    reason = "no relevant evidence in the knowledge base" if not selected else (
+        f"best evidence scored {best:.2f}, below {ANSWER_MIN_SCORE}" if best < ANSWER_MIN_SCORE else "no citation could be verified")
+    if state.get("allow_general"):
+        if deps.online:
+            try:
+                text = complete_with_retry(deps.model, prompts.general_messages(question), policy=deps.policy, notes=run.notes,
+                                           on_token=lambda t: deps.emit({"type": "token", "text": t}))
+                run.detail = "general-knowledge answer (not from the KB)"
+                return {"answer": "Not from your knowledge base (general knowledge):\n\n" + text.strip(), "citations": [],
+                        "answer_source": "llm_fallback", "fallback_reason": reason, "confidence": 0.0}
+            except LlmError as e:
+                run.notes.append(f"general answer failed: {e.message}")
+                reason += f"; general answer failed: {e.message}"
+        else:
+            reason += "; no chat model is configured for a general answer"
+    run.detail = f"not found ({reason})"
+    return {"answer": not_found_text([e for e, _ in selected]), "citations": [], "answer_source": "none",
+            "fallback_reason": reason, "confidence": 0.0}
+
+
+def _model_answer(question: str, selected: list[tuple[Evidence, float]], deps: AgentDeps, run: NodeRun) -> tuple[VerifiedAnswer | None, float]:
+    items = [e for e, _ in selected]
+    sources = model_sources(selected)
+    try:
+        text = complete_with_retry(deps.model, prompts.synthesize_messages(question, items, question_pool(items)), policy=deps.policy,
+                                   notes=run.notes, on_token=lambda t: deps.emit({"type": "token", "text": t}))
+    except LlmError as e:
+        run.notes.append(f"synthesis fell back to the extractive answer: {e.message}")
+        return None, 0.0
+    parsed = parse_model_answer(text)
+    if "NOT_IN_KB" in parsed.answer and not parsed.used_sources:
+        run.notes.append("the model said the sources do not answer the question; extractive answer tried")
+        return None, 0.0
+    verified = verify_answer(parsed.answer, sources, deps.root)
+    for why in verified.removed:
+        run.notes.append(f"citation removed: {why}")
+    if not verified.citations:
+        run.notes.append("the model's answer had no verifiable citation; extractive answer used")
+        return None, 0.0
+    cited = {c.path for c in verified.citations}
+    grades = [g for e, g in selected if e.path in cited] or [0.0]
+    return verified, round(sum(grades) / len(grades), 3)
+
+
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+
+
+def parse_model_answer(text: str) -> SynthesizedAnswer:
+    """The model's streamed text as a SynthesizedAnswer (body and the source numbers it cites)."""
+    body = text.strip()
+    used = sorted({int(n) for n in _MARKER.findall(body)})
+    return SynthesizedAnswer(answer=body, used_sources=used)
+

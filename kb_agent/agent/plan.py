@@ -1,0 +1,119 @@
+"""plan: turn the route (query type, tools, keywords, sub-questions) into PlanSteps, never repeating
+a step already run, and refine plans that search only for what is still missing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kb_agent.agent.state import Budget, PlanStep, StepTool
+
+# one tool call may wait on rg (KB_RG_TIMEOUT_S, 10 s) or a cold embedding model; beyond this it is abandoned
+STEP_TIMEOUT_S = 20.0
+# grep keeps only the rarest few terms of a long input; beyond this many words it is the wrong tool
+GREP_MAX_INPUT_WORDS = 8
+ALL_TOOLS: tuple[StepTool, ...] = ("hybrid", "vector", "grep", "files", "related")
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRequest:
+    """Everything plan needs to know about the current attempt."""
+
+    question: str
+    routing: tuple[str, ...]  # tools for this attempt, best first
+    exact_terms: tuple[str, ...]
+    keywords: tuple[str, ...]
+    sub_questions: tuple[str, ...]
+    fast_path: bool
+    iteration: int
+    tried: frozenset[str]
+    top_k: int
+    timeout_s: float = STEP_TIMEOUT_S
+    missing: tuple[str, ...] = ()  # set for REFINE: terms no kept passage covers
+
+
+def candidate_inputs(tool: str, req: PlanRequest) -> list[str]:
+    """Inputs worth trying with `tool`, most promising first (later ones serve as 'other keywords')."""
+    kw = " ".join(req.keywords)
+    if tool == "grep":
+        # grep ORs the rarest few terms of its input, so joined keywords work; single terms are the fallbacks
+        out = [" ".join(req.exact_terms), kw, *req.exact_terms, *req.keywords]
+        return [x for x in out if x and len(x.split()) <= GREP_MAX_INPUT_WORDS]
+    if tool in ("files", "related"):
+        return [x for x in (" ".join(req.exact_terms) if req.exact_terms else "", kw, req.question, *req.keywords) if x]
+    return [x for x in (req.question, kw, *req.exact_terms, *req.keywords) if x]
+
+
+def _fresh(tool: StepTool, inputs: Sequence[str], taken: set[str]) -> str | None:
+    for text in inputs:
+        sig = PlanStep("", "", tool, text).signature
+        if sig not in taken:
+            taken.add(sig)
+            return text
+    return None
+
+
+def make_plan(req: PlanRequest) -> list[PlanStep]:
+    """Plan the steps of one iteration.
+
+    Initial attempt: the first routed tool (fast path: one step, plus read_file after `related`);
+    comparisons and multi-part questions get one independent step per sub-question and a
+    read_file step that depends on them. REFINE (`req.missing` set): steps that search for the
+    missing terms only. Every step's signature differs from the steps in `req.tried`; when the
+    routed tools have nothing new left, the remaining tools are tried; an empty list means the
+    strategies are exhausted.
+
+    Args:
+        req: the attempt description.
+
+    Returns:
+        The steps, in dependency order.
+    """
+    taken = set(req.tried)
+    budget = Budget(timeout_s=req.timeout_s, top_k=req.top_k)
+    steps: list[PlanStep] = []
+
+    def add(tool: StepTool, inputs: Sequence[str], objective: str, depends_on: tuple[str, ...] = ()) -> PlanStep | None:
+        text = _fresh(tool, inputs, taken)
+        if text is None:
+            return None
+        step = PlanStep(f"i{req.iteration}s{len(steps) + 1}", objective, tool, text, depends_on, budget)
+        steps.append(step)
+        return step
+
+    routing = [t for t in req.routing if t in ALL_TOOLS]
+    fallbacks = [t for t in ALL_TOOLS if t not in routing]
+
+    if req.missing:
+        missing_exact = [t for t in req.missing if t in req.exact_terms]
+        for term in missing_exact:
+            add("grep", [term], f"find the missing term {term!r}")
+        if not missing_exact:
+            tool: StepTool = routing[0] if routing and routing[0] in ("vector", "hybrid") else "hybrid"  # type: ignore[assignment]
+            gap = " ".join(req.missing)
+            add(tool, [gap, f"{req.question} {gap}"], f"search for what is missing: {gap}")
+        if steps:
+            return steps
+
+    if req.sub_questions and not req.fast_path:
+        primary: StepTool = routing[0] if routing else "hybrid"  # type: ignore[assignment]
+        if primary in ("grep", "files", "related"):
+            primary = "hybrid"  # sub-questions are phrases, which the lexical tools match poorly
+        parts = [add(primary, [sub, *req.keywords], f"find: {sub}") for sub in req.sub_questions]
+        ids = tuple(p.step_id for p in parts if p is not None)
+        if ids:
+            add("read_file", [f"expand {' '.join(ids)} #{req.iteration}"], "read the surrounding lines of the best hits", ids)
+            return steps
+
+    added = 0
+    for tool in [*routing, *fallbacks]:
+        step = add(tool, candidate_inputs(tool, req), f"{tool} search for the question")  # type: ignore[arg-type]
+        if step is None:
+            continue
+        added += 1
+        if tool == "related":
+            add("read_file", [f"expand {step.step_id} #{req.iteration}"], "read the linked sections", (step.step_id,))
+        # a question that is not simple also runs the backup tool in parallel with the first one
+        if req.fast_path or added >= 2 or routing[:1] != [tool]:
+            break
+    return steps

@@ -1,0 +1,307 @@
+"""Run a check spec: ask each question through the agent (one Engine per run) and judge the answer
+against the check's expectations. Results come back in spec order; nothing is printed."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kb_agent.checks.spec import Check, CheckSpec
+from kb_agent.errors import InvalidQuery
+from kb_agent.types import Citation, SearchFilters
+
+if TYPE_CHECKING:
+    from kb_agent.settings import Settings
+
+# how much of an answer a report carries: enough to see what the KB said, not the whole essay
+ANSWER_EXCERPT_CHARS = 400
+
+
+class AnswerLike(Protocol):
+    text: str
+    citations: Sequence[Citation]
+    query_type: str
+    confidence: float
+    answer_source: str
+
+
+class Answerer(Protocol):
+    """What a check run needs from the agent: one answer per question."""
+
+    def answer(self, question: str, *, tool: str | None, filters: SearchFilters | None) -> AnswerLike: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One unmet expectation: which key, why, and the spec line it is written on."""
+
+    expectation: str  # answered | not_found | cites | contains | min_confidence | query_type | error
+    message: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """The verdict on one check and the answer it was judged on."""
+
+    check: Check
+    failures: tuple[Failure, ...]
+    answer_text: str
+    answer_source: str
+    query_type: str
+    confidence: float
+    citations: tuple[Citation, ...]
+    duration_ms: float = field(default=0.0, compare=False)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRun:
+    """A whole spec's results plus how they were produced (which model, whether deterministic)."""
+
+    spec: CheckSpec
+    root: str
+    results: tuple[CheckResult, ...]
+    llm_provider: str
+    deterministic: bool
+    duration_s: float = field(default=0.0, compare=False)
+
+    @property
+    def failed(self) -> tuple[CheckResult, ...]:
+        return tuple(r for r in self.results if not r.passed)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def open_answerer(settings: Settings) -> Answerer:
+    """The one place that decides what answers checks: the agent Engine (reused for every check)."""
+    try:
+        from kb_agent.agent.engine import Engine
+    except ModuleNotFoundError as e:  # TEMPORARY until agent/engine.py lands
+        if e.name != "kb_agent.agent.engine":
+            raise
+        return _RetrievalAnswerer(settings)
+    return _EngineAnswerer(Engine(settings))
+
+
+@dataclass(frozen=True, slots=True)
+class _Ans:
+    text: str
+    citations: tuple[Citation, ...]
+    query_type: str
+    confidence: float
+    answer_source: str
+
+
+class _RetrievalAnswerer:
+    """TEMPORARY stand-in for the Engine: route, search, grade, cite the top passages."""
+
+    def __init__(self, settings: Settings) -> None:
+        from kb_agent.retrieval.tools import Retriever
+
+        self.r = Retriever(settings)
+
+    def answer(self, question: str, *, tool: str | None, filters: SearchFilters | None) -> AnswerLike:
+        from kb_agent.agent.analyzer import analyze_question
+        from kb_agent.agent.grade import deterministic_scores
+
+        a = analyze_question(question)
+        chosen = tool or {"exact": "grep", "conceptual": "hybrid", "relational": "related", "file_discovery": "files"}[a.query_type]
+        hits = self.r.search(chosen, question, k=5, filters=filters or SearchFilters())  # type: ignore[arg-type]
+        if not hits and chosen != "hybrid":
+            hits = self.r.hybrid(question, k=5, filters=filters or SearchFilters())
+        scores = deterministic_scores(question, hits, exact_terms=a.exact_terms)
+        kept = [(h, s) for h, s in zip(hits, scores) if s >= 0.5][:3]
+        if not kept:
+            return _Ans("The knowledge base does not answer this question.", (), a.query_type, 0.0, "none")
+        cites = tuple(Citation(i, h.path, h.start_line, h.end_line, h.text[:160]) for i, (h, _s) in enumerate(kept, 1))
+        text = "\n\n".join(f"{h.text} [{i}]" for i, (h, _s) in enumerate(kept, 1))
+        return _Ans(text, cites, a.query_type, round(sum(s for _h, s in kept) / len(kept), 4), "kb")
+
+
+class _EngineAnswerer:
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def answer(self, question: str, *, tool: str | None, filters: SearchFilters | None) -> AnswerLike:
+        return self.engine.answer_query(question, tool=tool, filters=filters)  # type: ignore[no-any-return]
+
+
+def run_checks(
+    settings: Settings,
+    spec: CheckSpec,
+    *,
+    answerer: Answerer | None = None,
+    only: Sequence[str] = (),
+    on_result: Callable[[CheckResult], None] | None = None,
+) -> CheckRun:
+    """Ask every check's question and judge the answers.
+
+    Args:
+        settings: loaded settings (KB root, providers).
+        spec: the validated spec.
+        answerer: what answers questions (default: the agent Engine, opened once for the run).
+        only: run just these check ids (in spec order).
+        on_result: called after each check (for progress; library code never prints).
+
+    Returns:
+        The CheckRun, results in spec order.
+
+    Raises:
+        UsageError: `only` names an id the spec does not have.
+        IndexError_ subclasses: no index, or an incompatible one.
+    """
+    from kb_agent.errors import UsageError
+
+    started = time.perf_counter()
+    checks = spec.checks
+    if only:
+        known = {c.id for c in checks}
+        unknown = [i for i in only if i not in known]
+        if unknown:
+            raise UsageError(f"no check with id {unknown[0]!r} in {spec.path}", hint="ids: " + ", ".join(sorted(known)))
+        checks = tuple(c for c in checks if c.id in set(only))
+    root = settings.kb_root()
+    agent = answerer or open_answerer(settings)
+    lines = _LineCache(root)
+    results = []
+    for check in checks:
+        result = run_one(agent, check, lines)
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+    return CheckRun(
+        spec=spec, root=str(root), results=tuple(results), llm_provider=settings.llm_provider,
+        deterministic=settings.llm_provider == "none", duration_s=time.perf_counter() - started,
+    )
+
+
+def run_one(agent: Answerer, check: Check, lines: _LineCache) -> CheckResult:
+    """Ask one check's question and judge the answer (an unusable question is a failure, not a crash)."""
+    t0 = time.perf_counter()
+    filters = check.filters if check.filters.active else None
+    try:
+        ans = agent.answer(check.question, tool=check.tool, filters=filters)
+    except InvalidQuery as e:
+        return CheckResult(check, (Failure("error", e.message, check.line_of("question")),), "", "none", "", 0.0, (), _ms(t0))
+    citations = tuple(ans.citations or ())
+    failures = judge(check, ans, citations, lines)
+    return CheckResult(
+        check=check, failures=tuple(failures), answer_text=ans.text or "", answer_source=str(ans.answer_source),
+        query_type=str(ans.query_type or ""), confidence=round(float(ans.confidence or 0.0), 4), citations=citations,
+        duration_ms=_ms(t0),
+    )
+
+
+def judge(check: Check, ans: AnswerLike, citations: Sequence[Citation], lines: _LineCache) -> list[Failure]:
+    """Every expectation the answer misses, in the order they are written in the check."""
+    failures: list[Failure] = []
+    answered = ans.answer_source == "kb" and bool(citations)
+    if check.not_found:
+        if answered:
+            cited = ", ".join(c.location for c in citations[:3])
+            failures.append(Failure("not_found", f"expected no answer from the KB, but it answered citing {cited}", check.line_of("not_found")))
+    elif not answered:
+        why = "answered from general knowledge, not the KB" if ans.answer_source == "llm_fallback" else "the KB did not answer"
+        failures.append(Failure("answered", f"{why} (answer_source={ans.answer_source})", check.line_of("question")))
+    paths = [c.path for c in citations]
+    for exp in check.cites:
+        if not any(glob_match(p, exp.value) for p in paths):
+            got = ", ".join(dict.fromkeys(paths)) or "nothing"
+            failures.append(Failure("cites", f"expected a citation matching {exp.value!r}; cited {got}", exp.line))
+    if check.contains:
+        haystack = normalize("\n".join([ans.text or "", *(lines.text(c) for c in citations)]))
+        for exp in check.contains:
+            if normalize(exp.value) not in haystack:
+                failures.append(Failure("contains", f"{exp.value!r} is not in the answer or its cited lines", exp.line))
+    if check.min_confidence is not None and float(ans.confidence or 0.0) < check.min_confidence:
+        failures.append(Failure("min_confidence", f"confidence {float(ans.confidence or 0.0):.2f} is below {check.min_confidence:.2f}", check.line_of("min_confidence")))
+    if check.query_type is not None and str(ans.query_type) != check.query_type:
+        failures.append(Failure("query_type", f"query type is {ans.query_type!r}, expected {check.query_type!r}", check.line_of("query_type")))
+    failures.sort(key=lambda f: f.line)
+    return failures
+
+
+def normalize(text: str) -> str:
+    """Case-, width- and whitespace-insensitive form for `contains` (markdown emphasis ignored)."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"(\*\*|__|`)", "", text)
+    return " ".join(text.split())
+
+
+def glob_match(path: str, pattern: str) -> bool:
+    """Citation globs: `*` within a folder, `**` across folders, `dir/` a folder, a bare name any folder."""
+    pattern = pattern.strip()
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    if pattern.endswith("/"):
+        return path.startswith(pattern)
+    rx = _glob_regex(pattern if "/" in pattern else "**/" + pattern)
+    return rx.match(path) is not None
+
+
+@lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[":
+            j = pattern.find("]", i + 1)
+            if j < 0:
+                out.append(re.escape("["))
+                i += 1
+            else:
+                body = pattern[i + 1 : j]
+                out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+                i = j + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+class _LineCache:
+    """The cited files' lines as they are on disk now, read once per run."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._files: dict[str, list[str]] = {}
+
+    def text(self, c: Citation) -> str:
+        if c.path not in self._files:
+            try:
+                full = (self.root / c.path).resolve()
+                full.relative_to(self.root)
+                self._files[c.path] = full.read_text(encoding="utf-8", errors="replace").split("\n")
+            except (OSError, ValueError):
+                self._files[c.path] = []
+        lines = self._files[c.path]
+        return "\n".join(lines[max(0, c.start_line - 1) : c.end_line]) or c.quote
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 1)
