@@ -33,6 +33,7 @@ _EXACT_PATTERNS = [
     re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?(?![\w])"),  # dotted: cache.ttl_seconds
     re.compile(r"(?<![\w])[a-z0-9]+(?:_[a-z0-9]+)+(?![\w])"),  # snake_case
     re.compile(r"(?<![\w])[a-z]+(?:[A-Z][a-z0-9]+)+(?![\w])"),  # camelCase: getUserName
+    re.compile(r"(?<![\w])(?:[A-Z]{2,}|[A-Z][a-z0-9]+)(?:[A-Z][a-z0-9]+){2,}(?![\w])"),  # PascalCase names: KafkaConsumerLagHigh
     re.compile(r"(?<![\w])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+"),  # paths: /etc/northwind/x.yaml, docs/a.md
     re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+"),  # CLI flags: --set
 ]
@@ -41,22 +42,54 @@ _NOT_IDENTIFIERS = {"e.g", "i.e", "etc.", "vs.", "a.m", "p.m"}
 
 _FILE_DISCOVERY = [
     re.compile(
-        r"\b(which|what)\s+(\w+\s+)?(files?|docs?|documents?|pages?|runbooks?|adrs?|notes?|guides?|incident reports?|postmortems?)\b",
+        r"\b(which|what)\s+(\w+\s+)?(files?|docs?|documents?|pages?|runbooks?|notes?|guides?|postmortems?)\b(?!\s+(say|says|recommend))",
         re.I,
     ),
     re.compile(r"\bwhere\s+(is|are|do|does|can)\b.*\b(documented|described|written|explained|covered|mentioned|find|kept)\b", re.I),
+    re.compile(r"\bwhere('s| is| are)\s+(the|a|an|our)\s+(\w+\s+){0,2}(postmortem|runbook|doc|docs|document|guide|page|notes?|write-?up|list|adr)\b", re.I),
+    re.compile(r"\b(is|are)\s+there\s+(a|an|any)\s+(\w+\s+)?(guide|doc|docs|document|page|runbook|write-?up|checklist|tutorial)s?\b", re.I),
     re.compile(r"\b(find|list|show)\s+(me\s+)?(the\s+|all\s+)?(files?|docs?|documents?|pages?|runbooks?|adrs?)\b", re.I),
     re.compile(r"\bin which (file|doc|document|page|runbook)\b", re.I),
-    re.compile(r"哪个文件|哪些文件|哪个文档|哪些文档|哪篇|哪份|哪一篇|哪个页面|哪个手册|哪些手册|在哪里.{0,6}(记录|描述|说明|写|文档)|在哪个文件|哪里有.{0,10}(文档|说明)|找到.{0,8}文档"),
+    re.compile(
+        r"哪个文件|哪些文件|哪个文档|哪些文档|哪篇|哪份文档|哪一篇|哪个页面|哪个手册|哪些手册|在哪个文件|写在哪|"
+        r"文档是哪|文件是哪|在哪里|哪里有.{0,10}(文档|说明)|有没有.{0,12}(文档|术语表|指南|手册|说明|清单)"
+    ),
 ]
+# cues that a question is about how documents or events connect (checked first)
 _RELATIONAL = [
     re.compile(
         r"\b(related\s+to|relate[sd]?\s+to|relationship|depends?\s+on|dependenc(y|ies)|links?\s+to|linked\s+(from|to)|"
         r"linking\s+to|backlinks?|refer(s|red)?\s+to|references?\s+to|point(s|ing)?\s+to|supersed(e|es|ed|ing)|"
-        r"superseded\s+by|replaced\s+by|replaces|connected\s+to)\b",
+        r"superseded\s+by|replaced|replaces|connected\s+to|led\s+(us\s+)?to|made\s+us|came\s+out\s+of|follow-?up\s+tickets?|"
+        r"resulted\s+in|because\s+of\s+which)\b",
         re.I,
     ),
-    re.compile(r"关系|相关|依赖|链接|引用|取代|替代|关联|指向"),
+    re.compile(r"关系|依赖|链接|引用|取代|替代|关联|指向|因为哪次|哪次事故|之后写了|后开了|改进工单|后续工单|导致了哪"),
+]
+# weak relational cues (相关 also means "-related" in "值班相关的文档"), checked after file discovery
+_RELATIONAL_WEAK = re.compile(r"(和|与|跟).{1,20}(相关|有关)|相关的(ADR|事故|决策|工单)")
+# questions that ask for an explanation, a procedure or a judgement
+_CONCEPTUAL = [
+    re.compile(
+        r"^\s*(why|if|in what order|anything|can i|could i|should i|should we|is it (ok|safe|possible))\b|\bwhy\b|"
+        r"\bhow\s+(do|does|did|can|could|should|would|to)\b|\bwhat\s+(happens|has to|should|would)\b|\busual\s+cause\b|"
+        r"\b(best practice|trade-?offs?|pros and cons)\b",
+        re.I,
+    ),
+    re.compile(r"为什么|为何|怎么(?!样)|如何|能不能|能否|可不可以|是否|根本原因|会不会|吗[？?]?\s*$"),
+]
+# questions that ask for one specific fact: a number, a value, a name, a time, a format, a command
+_FACT = [
+    re.compile(
+        r"\bhow\s+(many|much|often|long|big|large)\b|\bat\s+what\b|\bwhen\s+(do|does|did|is|are|was|will)\b|"
+        r"\bwhat('s|\s+is|\s+are|\s+was)?\s+(the\s+)?(\w+\s+){0,2}(default|exact|largest|smallest|maximum|minimum|max|min|name|codename|"
+        r"format|port|command|value|limit|timeout|password|version|size|number|address|url)\b|"
+        r"\bwhat\s+(port|format|command|value|time|version)\b|"
+        r"\bwhich\s+(\w+\s+)?(environment\s+variable|env\s+var|variable|port|consumer\s+group|command|flag|key|setting|"
+        r"option|header|topic|queue|team|channel|version|region|cluster|role|user)\b|\bby default\b|\bwhat does\b.*\bmean\b",
+        re.I,
+    ),
+    re.compile(r"多少|多久|多长时间|多大|几个|几次|几点|星期几|什么格式|哪个时间段|什么时候|什么条件|默认值|超时时间|是什么意思"),
 ]
 _COMPARISON = [
     re.compile(r"\bdifferences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)[?.!]*$", re.I),
@@ -114,14 +147,25 @@ def analyze_question(question: str) -> Analysis:
 
 
 def classify(question: str, exact_terms: list[str] | None = None) -> QueryType:
-    """The query type by cue words: relational, then file discovery, then exact terms, else conceptual."""
+    """The query type by cue words, in priority order.
+
+    relational (how things connect) → file_discovery (which document) → weak relational (和…相关)
+    → conceptual (why / how do / can I …) → exact (identifiers, or a question after one specific
+    fact: how many, default, which port …) → conceptual.
+    """
     if any(p.search(question) for p in _RELATIONAL):
         return "relational"
     if any(p.search(question) for p in _FILE_DISCOVERY):
         return "file_discovery"
+    if _RELATIONAL_WEAK.search(question):
+        return "relational"
+    if any(p.search(question) for p in _CONCEPTUAL):
+        return "conceptual"
     if exact_terms is None:
         exact_terms = find_exact_terms(question)
-    return "exact" if exact_terms else "conceptual"
+    if exact_terms or any(p.search(question) for p in _FACT):
+        return "exact"
+    return "conceptual"
 
 
 def find_exact_terms(question: str) -> list[str]:

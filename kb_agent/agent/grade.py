@@ -15,11 +15,13 @@ from kb_agent.types import Evidence
 
 TermWeights = Callable[[Sequence[str]], dict[str, float]]
 
-# Logistic weights of the deterministic scorer over FEATURES, fitted by scripts/calibrate_grader.py
-# on tests/fixtures/sample_questions.jsonl (see docs/AGENT.md for the numbers and the command).
-FEATURES = ("coverage", "heading_match", "norm_score", "rank", "exact_miss")
-WEIGHTS = (6.0, 1.5, 1.0, 1.0, -2.5)
-BIAS = -3.6
+# Logistic weights of the deterministic scorer over FEATURES. The first five are a class-balanced
+# logistic fit of "passage overlaps a gold range" on tests/fixtures/sample_questions.jsonl; `absent`
+# and the bias were then grid-searched for answerable-vs-unanswerable separation at
+# ANSWER_MIN_SCORE (scripts/calibrate_grader.py --fit; numbers in docs/AGENT.md).
+FEATURES = ("coverage", "heading_match", "norm_score", "rank", "exact_miss", "absent")
+WEIGHTS = (2.953, 1.424, 1.147, 2.145, 0.122, -6.0)
+BIAS = -3.073
 # mean of the best few kept scores decides the action: the answer is written from the best items
 DECISION_TOP_N = 3
 # an empty question pool is weaker evidence (seed 000): the decision mean is scaled down by this
@@ -56,12 +58,15 @@ class ItemFeatures:
     norm_score: float
     rank: float
     exact_miss: float
+    absent: float  # weighted share of question terms the whole KB never uses
 
     def vector(self) -> tuple[float, ...]:
-        return (self.coverage, self.heading_match, self.norm_score, self.rank, self.exact_miss)
+        return (self.coverage, self.heading_match, self.norm_score, self.rank, self.exact_miss, self.absent)
 
 
-def item_features(terms: Sequence[str], weights: dict[str, float], exact_terms: Sequence[str], item: Evidence, position: int) -> ItemFeatures:
+def item_features(
+    terms: Sequence[str], weights: dict[str, float], exact_terms: Sequence[str], item: Evidence, position: int, unknown: frozenset[str] = frozenset()
+) -> ItemFeatures:
     """Features of one item against the question terms.
 
     Args:
@@ -70,6 +75,7 @@ def item_features(terms: Sequence[str], weights: dict[str, float], exact_terms: 
         exact_terms: identifiers / quoted strings the question names.
         item: the evidence.
         position: its position in the merged list (0 = best).
+        unknown: question terms absent from the whole KB (a sign the question is about something else).
     """
     total = sum(weights.get(t, 1.0) for t in terms) or 1.0
     body = set(tokenize(item.text))
@@ -86,6 +92,7 @@ def item_features(terms: Sequence[str], weights: dict[str, float], exact_terms: 
         norm_score=round(min(max(norm, 0.0), 1.0), 4),
         rank=round(1.0 / (1.0 + rank), 4),
         exact_miss=(len(missing) / len(exact_terms)) if exact_terms else 0.0,
+        absent=round(sum(weights.get(t, 1.0) for t in terms if t in unknown) / total, 4),
     )
 
 
@@ -111,7 +118,17 @@ def deterministic_scores(
     """
     terms = question_terms(question)
     weights = term_weights(terms) if terms else {}
-    return [score_features(item_features(terms, weights, exact_terms, it, i)) for i, it in enumerate(items)]
+    unknown = unknown_terms(weights)
+    return [score_features(item_features(terms, weights, exact_terms, it, i, unknown)) for i, it in enumerate(items)]
+
+
+# idf_weights marks a term the index has never seen by giving it exactly this weight
+UNKNOWN_TERM_WEIGHT = 4.0
+
+
+def unknown_terms(weights: dict[str, float]) -> frozenset[str]:
+    """Terms idf_weights flagged as absent from the KB."""
+    return frozenset(t for t, w in weights.items() if w == UNKNOWN_TERM_WEIGHT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,13 +191,16 @@ def question_pool(items: Sequence[Evidence]) -> list[str]:
 def idf_weights(document_frequencies: Callable[[Iterable[str]], dict[str, int]], n_docs: int) -> TermWeights:
     """Term weights from index statistics: BM25's IDF, so rare words count for more.
 
-    A term the index has never seen gets the highest weight: a question about something absent from
-    the KB then scores low everywhere.
+    A term the index has never seen gets UNKNOWN_TERM_WEIGHT (above any real IDF for KBs under
+    ~50k chunks): a question about something absent from the KB then scores low everywhere.
     """
 
     def weights(terms: Sequence[str]) -> dict[str, float]:
         df = document_frequencies(terms)
         n = max(n_docs, 1)
-        return {t: math.log(1.0 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in terms}
+        return {
+            t: UNKNOWN_TERM_WEIGHT if not df.get(t) else min(math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)), UNKNOWN_TERM_WEIGHT - 0.01)
+            for t in terms
+        }
 
     return weights

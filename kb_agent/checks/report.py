@@ -7,7 +7,6 @@ Every renderer is a pure function returning a string. Timings appear only when a
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 from pathlib import Path
 from typing import Any, Literal
@@ -239,7 +238,3 @@ def _links_junit(report: LinkReport, *, timings: bool) -> str:
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
-
-def relative_to_cwd(root: str) -> str:
-    """The KB root as annotations should name it (relative to the working directory when below it)."""
-    return display_path(root) if os.path.isabs(root) else root

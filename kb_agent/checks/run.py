@@ -83,50 +83,11 @@ class CheckRun:
         return not self.failed
 
 
-def open_answerer(settings: Settings) -> Answerer:
-    """The one place that decides what answers checks: the agent Engine (reused for every check)."""
-    try:
-        from kb_agent.agent.engine import Engine
-    except ModuleNotFoundError as e:  # TEMPORARY until agent/engine.py lands
-        if e.name != "kb_agent.agent.engine":
-            raise
-        return _RetrievalAnswerer(settings)
+def open_answerer(settings: Settings) -> _EngineAnswerer:
+    """The one place that decides what answers checks: the agent Engine, reused for every check."""
+    from kb_agent.agent.engine import Engine
+
     return _EngineAnswerer(Engine(settings))
-
-
-@dataclass(frozen=True, slots=True)
-class _Ans:
-    text: str
-    citations: tuple[Citation, ...]
-    query_type: str
-    confidence: float
-    answer_source: str
-
-
-class _RetrievalAnswerer:
-    """TEMPORARY stand-in for the Engine: route, search, grade, cite the top passages."""
-
-    def __init__(self, settings: Settings) -> None:
-        from kb_agent.retrieval.tools import Retriever
-
-        self.r = Retriever(settings)
-
-    def answer(self, question: str, *, tool: str | None, filters: SearchFilters | None) -> AnswerLike:
-        from kb_agent.agent.analyzer import analyze_question
-        from kb_agent.agent.grade import deterministic_scores
-
-        a = analyze_question(question)
-        chosen = tool or {"exact": "grep", "conceptual": "hybrid", "relational": "related", "file_discovery": "files"}[a.query_type]
-        hits = self.r.search(chosen, question, k=5, filters=filters or SearchFilters())  # type: ignore[arg-type]
-        if not hits and chosen != "hybrid":
-            hits = self.r.hybrid(question, k=5, filters=filters or SearchFilters())
-        scores = deterministic_scores(question, hits, exact_terms=a.exact_terms)
-        kept = [(h, s) for h, s in zip(hits, scores) if s >= 0.5][:3]
-        if not kept:
-            return _Ans("The knowledge base does not answer this question.", (), a.query_type, 0.0, "none")
-        cites = tuple(Citation(i, h.path, h.start_line, h.end_line, h.text[:160]) for i, (h, _s) in enumerate(kept, 1))
-        text = "\n\n".join(f"{h.text} [{i}]" for i, (h, _s) in enumerate(kept, 1))
-        return _Ans(text, cites, a.query_type, round(sum(s for _h, s in kept) / len(kept), 4), "kb")
 
 
 class _EngineAnswerer:
@@ -135,6 +96,9 @@ class _EngineAnswerer:
 
     def answer(self, question: str, *, tool: str | None, filters: SearchFilters | None) -> AnswerLike:
         return self.engine.answer_query(question, tool=tool, filters=filters)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self.engine.close()
 
 
 def run_checks(
@@ -172,14 +136,19 @@ def run_checks(
             raise UsageError(f"no check with id {unknown[0]!r} in {spec.path}", hint="ids: " + ", ".join(sorted(known)))
         checks = tuple(c for c in checks if c.id in set(only))
     root = settings.kb_root()
-    agent = answerer or open_answerer(settings)
+    owned = open_answerer(settings) if answerer is None else None
+    agent: Answerer = owned or answerer  # type: ignore[assignment]
     lines = _LineCache(root)
     results = []
-    for check in checks:
-        result = run_one(agent, check, lines)
-        results.append(result)
-        if on_result is not None:
-            on_result(result)
+    try:
+        for check in checks:
+            result = run_one(agent, check, lines)
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+    finally:
+        if owned is not None:
+            owned.close()
     return CheckRun(
         spec=spec, root=str(root), results=tuple(results), llm_provider=settings.llm_provider,
         deterministic=settings.llm_provider == "none", duration_s=time.perf_counter() - started,

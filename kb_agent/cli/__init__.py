@@ -31,20 +31,20 @@ class KbGroup(typer.core.TyperGroup):
             err_console().print(f"[bold red]error:[/] {_escape(e.message)}", highlight=False)
             if e.hint:
                 err_console().print(f"[dim]hint: {_escape(e.hint)}[/]", highlight=False)
-            raise click.exceptions.Exit(int(e.exit_code)) from None
+            raise typer.Exit(int(e.exit_code)) from None
         except (KeyboardInterrupt, click.exceptions.Abort):
             err_console().print("[yellow]interrupted[/]")
-            raise click.exceptions.Exit(int(ExitCode.INTERRUPTED)) from None
+            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
         except (click.exceptions.Exit, click.exceptions.ClickException, typer.Exit):
             raise
         except BrokenPipeError:
-            raise click.exceptions.Exit(0) from None
+            raise typer.Exit(0) from None
         except Exception as e:  # the boundary: anything else is a bug
             if _debug_requested():
                 raise
             err_console().print(f"[bold red]unexpected error:[/] {_escape(type(e).__name__)}: {_escape(str(e))}", highlight=False)
             err_console().print("[dim]hint: rerun with --debug for the traceback, and please report it[/]")
-            raise click.exceptions.Exit(int(ExitCode.USAGE)) from None
+            raise typer.Exit(int(ExitCode.USAGE)) from None
 
 
 def _escape(text: str) -> str:

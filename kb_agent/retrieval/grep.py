@@ -89,7 +89,8 @@ def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters
     if regex:
         patterns = [query]
     else:
-        patterns = _pick_patterns(r, search_terms(query))
+        # nothing word-like (e.g. `-e`, `*`): search for the text exactly as typed
+        patterns = _pick_patterns(r, search_terms(query)) or ([query.strip()] if query.strip() else [])
     if not patterns:
         raise InvalidQuery("the query has no searchable words", hint="add a keyword, identifier or phrase")
     args = ["-C", str(CONTEXT_LINES), "--max-count", str(MAX_COUNT_PER_FILE), "--max-filesize", "5M", "--no-require-git", "--ignore-case"]

@@ -1,0 +1,87 @@
+"""`kb check SPEC`: ask a YAML spec's questions and fail (exit 1) when the docs stop answering them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from kb_agent.cli import app
+from kb_agent.cli._common import KbOption, err_console, load_settings
+
+DEFAULT_SPEC = "kb-checks.yaml"
+
+
+@app.command("check")
+def check_command(
+    spec: Annotated[Optional[Path], typer.Argument(help=f"The YAML check spec (default: {DEFAULT_SPEC} in the KB root).", show_default=False)] = None,
+    kb: KbOption = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="human | json | junit | github (workflow annotations).")] = "human",
+    index: Annotated[bool, typer.Option("--index", help="Bring the index up to date first instead of exiting 3 when it is stale.")] = False,
+    only: Annotated[Optional[list[str]], typer.Option("--only", help="Run only the check with this id (repeatable).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to FILE; the human summary still goes to stdout.", show_default=False)] = None,
+    timings: Annotated[bool, typer.Option("--timings", help="Include durations (the report is then no longer byte-for-byte repeatable).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="human: show answers and citations of passing checks too.")] = False,
+) -> None:
+    """Check that the KB still answers a spec's questions, citing the right files (exit 0 pass, 1 fail, 2 bad spec, 3 stale index)."""
+    from kb_agent.checks.report import FORMATS, display_path, render_run
+    from kb_agent.checks.run import run_checks
+    from kb_agent.checks.spec import load_spec
+    from kb_agent.errors import ExitCode, UsageError
+
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}", hint=f"choose one of: {', '.join(FORMATS)}")
+    settings = load_settings(kb)
+    root = settings.kb_root()
+    spec_path = spec if spec is not None else root / DEFAULT_SPEC
+    checks = load_spec(spec_path, display=display_path(spec_path))
+    ensure_fresh_index(settings, reindex=index)
+    con = err_console()
+    if con.is_terminal and fmt == "human" and output is None:
+        total = len(only) if only else len(checks.checks)
+        with con.status("checking…") as status:
+            done = [0]
+
+            def on_result(r: object) -> None:
+                done[0] += 1
+                status.update(f"checking {done[0]}/{total}")
+
+            run = run_checks(settings, checks, only=tuple(only or ()), on_result=on_result)
+    else:
+        run = run_checks(settings, checks, only=tuple(only or ()))
+    prefix = display_path(root)
+    text = render_run(run, fmt, kb_prefix=prefix, timings=timings, verbose=verbose)  # type: ignore[arg-type]
+    if output is not None:
+        write_report(output, text)
+        text = render_run(run, "human", kb_prefix=prefix, timings=timings, verbose=verbose)
+    typer.echo(text, nl=False)
+    if not run.ok:
+        raise typer.Exit(int(ExitCode.NOT_FOUND))
+
+
+def ensure_fresh_index(settings: object, *, reindex: bool) -> None:
+    """Re-index when asked; else raise IndexNotBuilt / IndexStale (exit 3) unless the index matches the files."""
+    from kb_agent.errors import IndexNotBuilt, IndexStale
+    from kb_agent.index.build import build_index, catalog_path
+
+    if reindex:
+        build_index(settings)  # type: ignore[arg-type]
+        return
+    index_dir = settings.index_dir()  # type: ignore[attr-defined]
+    if not catalog_path(index_dir).exists():
+        raise IndexNotBuilt(f"no index in {index_dir}", hint="run `kb index` first, or pass --index")
+    report = build_index(settings, check=True)  # type: ignore[arg-type]
+    if report.stale:
+        parts = [f"{len(report.indexed)} new", f"{len(report.updated)} changed", f"{len(report.removed)} deleted"]
+        first = (report.indexed or report.updated or report.removed)[0]
+        raise IndexStale(f"the index is stale ({', '.join(parts)}; e.g. {first})", hint="run `kb index` first, or pass --index")
+
+
+def write_report(path: Path, text: str) -> None:
+    from kb_agent.errors import UsageError
+
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None

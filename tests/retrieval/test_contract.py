@@ -1,0 +1,136 @@
+"""One contract for every retrieval tool, plus tool-specific behaviour (grep input safety, filters, fusion)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb_agent.errors import InvalidQuery, PathOutsideRoot, UsageError
+from kb_agent.retrieval.fusion import rrf
+from kb_agent.retrieval.tools import TOOLS, Retriever
+from kb_agent.types import Evidence, SearchFilters
+from tests.conftest import hash_settings
+
+QUERIES = ["cache.ttl_seconds", "how do I roll back a deploy", "OPS-2051", "缓存", "runbooks/rollback.md"]
+
+
+@pytest.fixture(scope="module")
+def retriever(indexed_hash_kb: Path) -> Retriever:
+    r = Retriever(hash_settings(indexed_hash_kb))
+    yield r  # type: ignore[misc]
+    r.close()
+
+
+def _file_lines(root: Path, path: str) -> list[str]:
+    lines = (root / path).read_text(encoding="utf-8").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+@pytest.mark.parametrize("query", QUERIES)
+def test_every_tool_honours_the_evidence_contract(retriever: Retriever, tool: str, query: str) -> None:
+    hits = retriever.search(tool, query, k=5)  # type: ignore[arg-type]
+    assert len(hits) <= 5
+    if tool in ("hybrid", "vector", "files"):
+        assert hits, f"{tool} found nothing for {query!r}"
+    for ev in hits:
+        assert isinstance(ev, Evidence) and ev.tool == tool
+        lines = _file_lines(retriever.root, ev.path)
+        assert 1 <= ev.start_line <= ev.end_line <= len(lines)
+        assert ev.text == "\n".join(lines[ev.start_line - 1 : ev.end_line]), f"{tool} text differs from {ev.location}"
+        assert len(ev.text) <= 2000 or tool == "vector"
+    if tool != "related":
+        scores = [ev.score for ev in hits]
+        assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_filters_are_respected(retriever: Retriever, tool: str) -> None:
+    only_zh = SearchFilters(path_globs=("zh/*",))
+    for ev in retriever.search(tool, "缓存 cache deploy", k=10, filters=only_zh):  # type: ignore[arg-type]
+        if tool != "related":
+            assert ev.path.startswith("zh/"), ev.location
+
+
+def test_tag_filter(retriever: Retriever) -> None:
+    files = retriever.index.files()
+    tag = next(t for f in files.values() for t in f.tags)
+    allowed = {p for p, f in files.items() if tag in f.tags}
+    hits = retriever.hybrid("deploy", k=20, filters=SearchFilters(tags=(tag,)))
+    assert all(ev.path in allowed for ev in hits)
+
+
+def test_grep_finds_exact_identifiers_and_ticket_ids(retriever: Retriever) -> None:
+    hits = retriever.grep("cache.ttl_seconds", k=3)
+    assert hits and "ttl_seconds" in hits[0].text
+    hits = retriever.grep("OPS-2051", k=3)
+    assert hits and all("OPS-2051" in ev.text for ev in hits[:1])
+
+
+@pytest.mark.parametrize("query", ["--foo", "-e", "a.*b(", "[unclosed", "$(rm -rf /)", "foo|bar", "\\", "*"])
+def test_grep_treats_metacharacters_and_dashes_as_text(retriever: Retriever, query: str) -> None:
+    for ev in retriever.grep(query, k=5):
+        assert query.lower().strip("*\\") in ev.text.lower() or query in ("foo|bar",)
+
+
+def test_grep_regex_mode_and_bad_regex(retriever: Retriever) -> None:
+    hits = retriever.grep(r"OPS-20\d\d", k=5, regex=True)
+    assert hits and any("OPS-20" in ev.text for ev in hits)
+    with pytest.raises(UsageError, match="regular expression"):
+        retriever.grep("a(b", regex=True)
+
+
+def test_queries_with_nothing_searchable(retriever: Retriever) -> None:
+    with pytest.raises(InvalidQuery):
+        retriever.grep("   ")
+    assert all("the of and" in ev.text.lower() for ev in retriever.grep("the of and"))
+    assert retriever.hybrid("the of and", k=3) is not None  # vectors still answer
+
+
+def test_long_and_control_character_queries(retriever: Retriever) -> None:
+    from kb_agent.retrieval.query import clean_query
+
+    assert clean_query("cache\x00.ttl\x1b_seconds\u202e") == "cache .ttl _seconds"
+    with pytest.raises(InvalidQuery, match="4,000"):
+        clean_query("x" * 10_000)
+    with pytest.raises(InvalidQuery, match="empty"):
+        clean_query(" \t\n\x07 ")
+    assert retriever.grep("rollback " * 300, k=3)  # long but valid: still fast and sane
+
+
+def test_read_file_never_leaves_the_root(retriever: Retriever) -> None:
+    ev = retriever.read_file("faq.md", 1, 3)
+    assert ev.start_line == 1 and ev.end_line == 3 and ev.text.count("\n") == 2
+    for bad in ("../outside.md", "/etc/passwd", "runbooks/../../x.md"):
+        with pytest.raises(PathOutsideRoot):
+            retriever.read_file(bad)
+    with pytest.raises(UsageError):
+        retriever.read_file("does-not-exist.md")
+
+
+def test_related_follows_links_and_backlinks(retriever: Retriever) -> None:
+    hits = retriever.related("runbooks/rollback.md", k=20)
+    assert hits
+    relations = " ".join(str(ev.explain.get("relation")) for ev in hits)
+    assert "runbooks/rollback.md links to" in relations
+    assert "links to runbooks/rollback.md" in relations  # a backlink
+
+
+def test_files_tool_finds_by_title(retriever: Retriever) -> None:
+    hits = retriever.files("glossary", k=3)
+    assert hits[0].path == "glossary.md"
+
+
+def test_rrf_counts_overlapping_lines_once_and_explains() -> None:
+    a = Evidence("a.md", 1, 10, "x", 5.0, "grep")
+    b = Evidence("b.md", 1, 5, "y", 4.0, "grep")
+    va = Evidence("a.md", 5, 20, "z", 0.9, "vector")
+    fused = rrf({"grep": [a, b], "vector": [va]}, k=10)
+    assert [f.path for f in fused] == ["a.md", "b.md"]
+    top = fused[0]
+    assert top.explain["ranks"] == {"grep": 1, "vector": 1}
+    assert top.score == pytest.approx(2 / 61, abs=1e-6)
+    assert fused[1].score == pytest.approx(1 / 62, abs=1e-6)
