@@ -64,20 +64,26 @@ def related_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilt
         return []
     out: list[Evidence] = []
     seen: set[tuple[str, int]] = set()
-    for rank, (direction, other, line, anchor, via) in enumerate(neighbours(cat, set(seeds)), 1):
-        if direction == "links_to":
-            ctx = read_file(r, via, max(1, line - LINK_CONTEXT), line + LINK_CONTEXT)
-            key = (via, ctx.start_line)
-            if key not in seen:
-                seen.add(key)
-                out.append(_tag(ctx, 1.0 / rank, {"relation": f"{via} links to {other}"}))
-            target = _section(r, other, anchor)
-        else:
-            target = read_file(r, other, max(1, line - LINK_CONTEXT), line + LINK_CONTEXT)
-        if target is not None and (target.path, target.start_line) not in seen:
-            seen.add((target.path, target.start_line))
-            rel = f"{via} links to {other}" if direction == "links_to" else f"{other} links to {via}"
-            out.append(_tag(target, 0.9 / rank, {"relation": rel}))
+
+    def add(ev: Evidence | None, relation: str) -> None:
+        if ev is not None and (ev.path, ev.start_line) not in seen and not any(ev.overlaps(o) for o in out):
+            seen.add((ev.path, ev.start_line))
+            out.append(_tag(ev, round(1.0 / (1 + len(out)), 4), {"relation": relation, "seed": seed}))
+
+    # seed by seed, best seed first; within a seed its own link lines (the sentence saying why it
+    # links), then what it links to, then what links to it
+    for seed in seeds:
+        edges = sorted(neighbours(cat, {seed}), key=lambda e: (e[0] != "links_to", e[2]))
+        for direction, other, line, anchor, via in edges:
+            if direction == "links_to":
+                add(read_file(r, via, max(1, line - LINK_CONTEXT), line + LINK_CONTEXT), f"{via} links to {other}")
+        for direction, other, line, anchor, via in edges:
+            if direction == "links_to":
+                add(_section(r, other, anchor), f"{via} links to {other}")
+            else:
+                add(read_file(r, other, max(1, line - LINK_CONTEXT), line + LINK_CONTEXT), f"{other} links to {via}")
+        if len(out) >= k:
+            break
     return out[:k]
 
 
