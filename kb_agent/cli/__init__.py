@@ -9,9 +9,11 @@ import logging
 import sys
 from typing import Any
 
-import click
 import typer
 import typer.core
+
+# typer 0.29 vendors click as typer._click; its exception classes are the ones raised here
+from typer._click.exceptions import ClickException
 
 from kb_agent import __version__
 from kb_agent.errors import ExitCode, KbError
@@ -20,7 +22,7 @@ from kb_agent.errors import ExitCode, KbError
 class KbGroup(typer.core.TyperGroup):
     """Maps errors to one-line messages and exit codes for every command (STYLE 12)."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         from kb_agent.cli._common import err_console
 
         try:
@@ -32,10 +34,10 @@ class KbGroup(typer.core.TyperGroup):
             if e.hint:
                 err_console().print(f"[dim]hint: {_escape(e.hint)}[/]", highlight=False)
             raise typer.Exit(int(e.exit_code)) from None
-        except (KeyboardInterrupt, click.exceptions.Abort):
+        except (KeyboardInterrupt, typer.Abort):
             err_console().print("[yellow]interrupted[/]")
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-        except (click.exceptions.Exit, click.exceptions.ClickException, typer.Exit):
+        except (ClickException, typer.Exit):
             raise
         except BrokenPipeError:
             raise typer.Exit(0) from None

@@ -60,7 +60,7 @@ def search_command(
 
 def _auto_tool(q: str) -> str:
     try:
-        from kb_agent.agent.analyzer import analyze  # type: ignore[attr-defined]
+        from kb_agent.agent.analyzer import analyze
     except ImportError:
         return "hybrid"
     route = analyze(q)

@@ -252,7 +252,8 @@ def _build(settings: Settings, root: Path, index_dir: Path, rebuild: bool, on_pr
             if ids:
                 store.delete(ids)
 
-        indexed, updated = [], []
+        indexed: list[str] = []
+        updated: list[str] = []
         embedded = 0
         for n, ch in enumerate(changes, 1):
             text, why = validate_text(ch.data)

@@ -69,12 +69,12 @@ def find_files(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters 
     best = {p: s + (1.0 / (1 + content_rank[p]) if p in content_rank else 0.0) for s, p in scored}
     for p, i in content_rank.items():
         best.setdefault(p, 0.5 / (1 + i))
-    out = []
+    out: list[Evidence] = []
     for path, s in sorted(best.items(), key=lambda t: (-t[1], t[0]))[:k]:
-        ev = opening(r, path)
-        if ev is None:
+        head = opening(r, path)
+        if head is None:
             continue
-        res = Evidence(path=ev.path, start_line=ev.start_line, end_line=ev.end_line, text=ev.text, score=round(s, 4), tool="files", heading_path=ev.heading_path, questions=ev.questions)
+        res = Evidence(path=head.path, start_line=head.start_line, end_line=head.end_line, text=head.text, score=round(s, 4), tool="files", heading_path=head.heading_path, questions=head.questions)
         res.explain["files_rank"] = len(out) + 1
         out.append(res)
     return out

@@ -37,9 +37,10 @@ def rrf(lists: dict[str, list[Evidence]], k: int, rrf_k: int = RRF_K) -> list[Ev
     fused.sort(key=lambda f: -float(f["score"]))  # type: ignore[arg-type]
     out = []
     for f in fused[:k]:
-        ev: Evidence = f["ev"]  # type: ignore[assignment]
-        res = Evidence(path=ev.path, start_line=ev.start_line, end_line=ev.end_line, text=ev.text, score=round(float(f["score"]), 6), tool="hybrid", heading_path=ev.heading_path, questions=ev.questions)  # type: ignore[arg-type]
-        res.explain.update({"ranks": f["ranks"], "rrf": {n: round(c, 6) for n, c in f["contrib"].items()}})  # type: ignore[union-attr]
+        best: Evidence = f["ev"]  # type: ignore[assignment]
+        shares: dict[str, float] = f["contrib"]  # type: ignore[assignment]
+        res = Evidence(path=best.path, start_line=best.start_line, end_line=best.end_line, text=best.text, score=round(float(f["score"]), 6), tool="hybrid", heading_path=best.heading_path, questions=best.questions)  # type: ignore[arg-type]
+        res.explain.update({"ranks": f["ranks"], "rrf": {n: round(c, 6) for n, c in shares.items()}})
         out.append(res)
     return out
 
