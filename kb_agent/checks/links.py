@@ -10,10 +10,14 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from kb_agent.corpus.markdown import slugify
 from kb_agent.types import Document, FileSkip, Link
+
+if TYPE_CHECKING:
+    from kb_agent.index.links import LinkResolver
 
 # explicit HTML anchors (`<a id="x">`, `<a name="x">`, `<span id=x>`) are link targets too
 _HTML_ANCHOR = re.compile(r"""<[a-zA-Z][^>]*?\s(?:id|name)\s*=\s*["']?([^"'\s>]+)""")
@@ -108,8 +112,8 @@ def check_links(root: Path) -> LinkReport:
     )
 
 
-def _check(root: Path, src: str, link: Link, resolver: object, anchors: dict[str, set[str]]) -> LinkProblem | None:
-    resolved: str | None = resolver.resolve(src, link.target, link.kind)  # type: ignore[attr-defined]
+def _check(root: Path, src: str, link: Link, resolver: LinkResolver, anchors: dict[str, set[str]]) -> LinkProblem | None:
+    resolved = resolver.resolve(src, link.target, link.kind)
 
     def problem(reason: str, message: str) -> LinkProblem:
         return LinkProblem(src, link.line, link.kind, link.target, link.anchor, reason, message)

@@ -9,25 +9,30 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kb_agent.checks.spec import Check, CheckSpec
 from kb_agent.errors import InvalidQuery
 from kb_agent.types import Citation, SearchFilters
 
 if TYPE_CHECKING:
+    from kb_agent.agent.engine import Engine
     from kb_agent.settings import Settings
-
-# how much of an answer a report carries: enough to see what the KB said, not the whole essay
-ANSWER_EXCERPT_CHARS = 400
 
 
 class AnswerLike(Protocol):
-    text: str
-    citations: Sequence[Citation]
-    query_type: str
-    confidence: float
-    answer_source: str
+    """The parts of the agent's Answer a check looks at."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def citations(self) -> Sequence[Citation]: ...
+    @property
+    def query_type(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def answer_source(self) -> str: ...
 
 
 class Answerer(Protocol):
@@ -91,14 +96,41 @@ def open_answerer(settings: Settings) -> _EngineAnswerer:
 
 
 class _EngineAnswerer:
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
     def answer(self, question: str, *, tool: str | None, filters: SearchFilters | None) -> AnswerLike:
-        return self.engine.answer_query(question, tool=tool, filters=filters)  # type: ignore[no-any-return]
+        return self.engine.answer_query(question, tool=tool, filters=filters)
 
     def close(self) -> None:
         self.engine.close()
+
+
+def ensure_fresh_index(settings: Settings, *, reindex: bool) -> None:
+    """Make sure checks run against an index that matches the files on disk.
+
+    Args:
+        settings: loaded settings.
+        reindex: bring the index up to date (incremental) instead of refusing a stale one.
+
+    Raises:
+        IndexNotBuilt: there is no index and `reindex` is False.
+        IndexStale: files changed since the index was built and `reindex` is False.
+    """
+    from kb_agent.errors import IndexNotBuilt, IndexStale
+    from kb_agent.index.build import build_index, catalog_path
+
+    if reindex:
+        build_index(settings)
+        return
+    index_dir = settings.index_dir()
+    if not catalog_path(index_dir).exists():
+        raise IndexNotBuilt(f"no index in {index_dir}", hint="run `kb index` first, or pass --index")
+    report = build_index(settings, check=True)
+    if report.stale:
+        parts = [f"{len(report.indexed)} new", f"{len(report.updated)} changed", f"{len(report.removed)} deleted"]
+        first = (report.indexed or report.updated or report.removed)[0]
+        raise IndexStale(f"the index is stale ({', '.join(parts)}; e.g. {first})", hint="run `kb index` first, or pass --index")
 
 
 def run_checks(

@@ -34,7 +34,8 @@ class SpecError(UsageError):
     """The check spec cannot be used: bad YAML, an unknown key, a missing or ill-typed value."""
 
     def __init__(self, file: str, line: int, reason: str, hint: str | None = None) -> None:
-        super().__init__(f"{file}:{line}: {reason}", hint=hint or "see docs/CHECKS.md for the spec format")
+        where = f"{file}:{line}" if line > 0 else file
+        super().__init__(f"{where}: {reason}", hint=hint or "see docs/CHECKS.md for the spec format")
         self.file = file
         self.line = line
         self.reason = reason

@@ -3,30 +3,34 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 
 from kb_agent.cli import app
 from kb_agent.cli._common import KbOption, err_console, load_settings
 
+if TYPE_CHECKING:
+    from kb_agent.checks.report import Format
+    from kb_agent.checks.run import CheckResult
+
 DEFAULT_SPEC = "kb-checks.yaml"
 
 
 @app.command("check")
 def check_command(
-    spec: Annotated[Optional[Path], typer.Argument(help=f"The YAML check spec (default: {DEFAULT_SPEC} in the KB root).", show_default=False)] = None,
+    spec: Annotated[Optional[Path], typer.Argument(metavar="SPEC", help=f"The YAML check spec (default: {DEFAULT_SPEC} in the KB root).", show_default=False)] = None,
     kb: KbOption = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="human | json | junit | github (workflow annotations).")] = "human",
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="human | json | junit | github (workflow annotations).")] = "human",
     index: Annotated[bool, typer.Option("--index", help="Bring the index up to date first instead of exiting 3 when it is stale.")] = False,
-    only: Annotated[Optional[list[str]], typer.Option("--only", help="Run only the check with this id (repeatable).")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to FILE; the human summary still goes to stdout.", show_default=False)] = None,
+    only: Annotated[Optional[list[str]], typer.Option("--only", metavar="ID", help="Run only the check with this id (repeatable).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE; the human summary still goes to stdout.", show_default=False)] = None,
     timings: Annotated[bool, typer.Option("--timings", help="Include durations (the report is then no longer byte-for-byte repeatable).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="human: show answers and citations of passing checks too.")] = False,
 ) -> None:
     """Check that the KB still answers a spec's questions, citing the right files (exit 0 pass, 1 fail, 2 bad spec, 3 stale index)."""
     from kb_agent.checks.report import FORMATS, display_path, render_run
-    from kb_agent.checks.run import run_checks
+    from kb_agent.checks.run import ensure_fresh_index, run_checks
     from kb_agent.checks.spec import load_spec
     from kb_agent.errors import ExitCode, UsageError
 
@@ -38,12 +42,12 @@ def check_command(
     checks = load_spec(spec_path, display=display_path(spec_path))
     ensure_fresh_index(settings, reindex=index)
     con = err_console()
-    if con.is_terminal and fmt == "human" and output is None:
+    if con.is_terminal:  # progress on stderr never touches the report on stdout
         total = len(only) if only else len(checks.checks)
         with con.status("checking…") as status:
             done = [0]
 
-            def on_result(r: object) -> None:
+            def on_result(_r: CheckResult) -> None:
                 done[0] += 1
                 status.update(f"checking {done[0]}/{total}")
 
@@ -51,31 +55,13 @@ def check_command(
     else:
         run = run_checks(settings, checks, only=tuple(only or ()))
     prefix = display_path(root)
-    text = render_run(run, fmt, kb_prefix=prefix, timings=timings, verbose=verbose)  # type: ignore[arg-type]
+    text = render_run(run, cast("Format", fmt), kb_prefix=prefix, timings=timings, verbose=verbose)
     if output is not None:
         write_report(output, text)
         text = render_run(run, "human", kb_prefix=prefix, timings=timings, verbose=verbose)
     typer.echo(text, nl=False)
     if not run.ok:
         raise typer.Exit(int(ExitCode.NOT_FOUND))
-
-
-def ensure_fresh_index(settings: object, *, reindex: bool) -> None:
-    """Re-index when asked; else raise IndexNotBuilt / IndexStale (exit 3) unless the index matches the files."""
-    from kb_agent.errors import IndexNotBuilt, IndexStale
-    from kb_agent.index.build import build_index, catalog_path
-
-    if reindex:
-        build_index(settings)  # type: ignore[arg-type]
-        return
-    index_dir = settings.index_dir()  # type: ignore[attr-defined]
-    if not catalog_path(index_dir).exists():
-        raise IndexNotBuilt(f"no index in {index_dir}", hint="run `kb index` first, or pass --index")
-    report = build_index(settings, check=True)  # type: ignore[arg-type]
-    if report.stale:
-        parts = [f"{len(report.indexed)} new", f"{len(report.updated)} changed", f"{len(report.removed)} deleted"]
-        first = (report.indexed or report.updated or report.removed)[0]
-        raise IndexStale(f"the index is stale ({', '.join(parts)}; e.g. {first})", hint="run `kb index` first, or pass --index")
 
 
 def write_report(path: Path, text: str) -> None:

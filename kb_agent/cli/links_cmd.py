@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 
 from kb_agent.cli import app
 from kb_agent.cli._common import KbOption, load_settings
 
+if TYPE_CHECKING:
+    from kb_agent.checks.report import Format
+
 
 @app.command("links")
 def links_command(
     kb: KbOption = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="human | json | junit | github (workflow annotations).")] = "human",
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to FILE; the human summary still goes to stdout.", show_default=False)] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="human | json | junit | github (workflow annotations).")] = "human",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE; the human summary still goes to stdout.", show_default=False)] = None,
     timings: Annotated[bool, typer.Option("--timings", help="Include the duration (the report is then no longer byte-for-byte repeatable).")] = False,
 ) -> None:
     """Check every relative link, heading anchor and [[wikilink]] in the KB's files (no index needed)."""
@@ -29,7 +32,7 @@ def links_command(
     root = load_settings(kb).kb_root()
     report = check_links(root)
     prefix = display_path(root)
-    text = render_links(report, fmt, kb_prefix=prefix, timings=timings)  # type: ignore[arg-type]
+    text = render_links(report, cast("Format", fmt), kb_prefix=prefix, timings=timings)
     if output is not None:
         write_report(output, text)
         text = render_links(report, "human", kb_prefix=prefix, timings=timings)
