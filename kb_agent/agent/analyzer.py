@@ -234,3 +234,8 @@ def is_simple(question: str) -> bool:
     cjk = sum(1 for ch in question if has_cjk(ch))
     several = question.count("?") + question.count("？") > 1 or bool(re.search(r"\?\s*\w.*\band\b.*\?", question))
     return not several and words <= FAST_PATH_MAX_WORDS and cjk <= FAST_PATH_MAX_CJK_CHARS
+
+
+def analyze(question: str) -> Analysis:
+    """Alias of analyze_question (the name `kb search --tool auto` imports)."""
+    return analyze_question(question)

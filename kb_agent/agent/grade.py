@@ -96,10 +96,18 @@ def item_features(
     )
 
 
+# a passage that shares no term with the question keeps at most this share of its score: rank alone
+# (the top hit of a tool that always returns something) must not make it look relevant
+NO_COVERAGE_FACTOR = 0.5
+
+
 def score_features(f: ItemFeatures, weights: Sequence[float] = WEIGHTS, bias: float = BIAS) -> float:
-    """Calibrated relevance in 0..1 (a logistic over the features)."""
+    """Calibrated relevance in 0..1 (a logistic over the features, halved when no term matches)."""
     z = bias + sum(w * x for w, x in zip(weights, f.vector()))
-    return round(1.0 / (1.0 + math.exp(-z)), 4)
+    p = 1.0 / (1.0 + math.exp(-z))
+    if f.coverage == 0.0:
+        p *= NO_COVERAGE_FACTOR
+    return round(p, 4)
 
 
 def deterministic_scores(

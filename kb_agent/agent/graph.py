@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from kb_agent.agent import nodes
 from kb_agent.agent.nodes import AgentDeps, NodeRun
@@ -93,7 +93,7 @@ def build_retrieval_graph(deps: AgentDeps) -> Any:
 
     builder = StateGraph(RetrievalState, output_schema=RetrievalOutput)
     for name in ("analyze_and_route", "plan", "tool_exec", "grade_evidence"):
-        builder.add_node(name, _instrument(name, getattr(nodes, name), deps, in_subgraph=True))
+        builder.add_node(name, cast(Any, _instrument(name, getattr(nodes, name), deps, in_subgraph=True)))
     builder.add_edge(START, "analyze_and_route")
     builder.add_edge("analyze_and_route", "plan")
     builder.add_conditional_edges("plan", route_after_plan, {"tool_exec": "tool_exec", "done": END})
@@ -109,9 +109,9 @@ def build_graph(deps: AgentDeps) -> Any:
     from langgraph.graph import END, START, StateGraph
 
     builder = StateGraph(ConversationState)
-    builder.add_node("prepare", _instrument("prepare", nodes.prepare, deps, in_subgraph=False))
+    builder.add_node("prepare", cast(Any, _instrument("prepare", nodes.prepare, deps, in_subgraph=False)))
     builder.add_node("retrieve", build_retrieval_graph(deps))
-    builder.add_node("synthesize", _instrument("synthesize", nodes.synthesize, deps, in_subgraph=False))
+    builder.add_node("synthesize", cast(Any, _instrument("synthesize", nodes.synthesize, deps, in_subgraph=False)))
     builder.add_edge(START, "prepare")
     builder.add_edge("prepare", "retrieve")
     builder.add_edge("retrieve", "synthesize")
@@ -121,9 +121,10 @@ def build_graph(deps: AgentDeps) -> Any:
 
 def mermaid() -> str:
     """The mermaid diagram of the compiled graph, subgraph expanded (what `kb graph` prints)."""
+    from pathlib import Path
+
     from kb_agent.llm.offline import OfflineModel
     from kb_agent.llm.retry import MeteredModel
-    from pathlib import Path
 
     deps = AgentDeps(tools=_NoTools(), model=MeteredModel(OfflineModel()), root=Path("."))
     return str(build_graph(deps).get_graph(xray=True).draw_mermaid())

@@ -22,6 +22,7 @@ from kb_agent.agent.grade import (
     deterministic_scores,
     missing_keywords,
     question_pool,
+    uniform_weights,
 )
 from kb_agent.agent.plan import ALL_TOOLS, STEP_TIMEOUT_S, PlanRequest, make_plan
 from kb_agent.agent.schemas import GradeBatch, RouteDecision, SynthesizedAnswer
@@ -149,7 +150,8 @@ def prepare(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[str
                 question = condense_deterministic(text, history)
         else:
             question = condense_deterministic(text, history)
-    run.detail = f"{len(question)} chars" + (f", filters {filters}" if filters.active else "")
+    shown = [f"tag:{t}" for t in filters.tags] + [f"path:{g}" for g in filters.path_globs]
+    run.detail = f"{len(question)} chars" + (f", filters {' '.join(shown)}" if shown else "")
     return {"question": question, "filters": filters, "iteration": 0, "stop_reason": None}
 
 
@@ -183,7 +185,8 @@ def analyze_and_route(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> d
     if override:
         routing = [override]
     else:
-        base = list(dict.fromkeys([*suggested, *ROUTING_TABLE[query_type]]))
+        # the table's tools first, then the general-purpose ones, so every re-retrieval can rotate to a new tool
+        base = list(dict.fromkeys([*suggested, *ROUTING_TABLE[query_type], "hybrid", "grep"]))
         shift = attempt % len(base)
         routing = base[shift:] + base[:shift]
     run.detail = f"{query_type} → {' → '.join(routing)}" + (" (fast path)" if analysis.fast_path and not sub_questions else "")
@@ -247,8 +250,7 @@ def grade_evidence(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict
     question = state["question"]
     items: list[Evidence] = list(state.get("evidence", []))
     exact = state.get("exact_terms", [])
-    weights = deps.term_weights
-    det = deterministic_scores(question, items, exact_terms=exact, **({"term_weights": weights} if weights else {}))
+    det = deterministic_scores(question, items, exact_terms=exact, term_weights=deps.term_weights or uniform_weights)
     scores = det
     grader = "deterministic"
     if deps.online and items:
@@ -299,11 +301,10 @@ def synthesize(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[
     items = state.get("evidence", [])
     scores = state.get("evidence_scores", [])
     if len(scores) != len(items):  # loop left before a grade (nothing new to try): grade now, offline
-        scores = deterministic_scores(question, items, **({"term_weights": deps.term_weights} if deps.term_weights else {}))
+        scores = deterministic_scores(question, items, term_weights=deps.term_weights or uniform_weights)
     selected = select_items(items, scores)
     best = selected[0][1] if selected else 0.0
     analysis = analyze_question(question)
-    weights_kw = {"term_weights": deps.term_weights} if deps.term_weights else {}
     verified: VerifiedAnswer | None = None
     confidence = 0.0
     if selected and best >= ANSWER_MIN_SCORE:
@@ -311,7 +312,7 @@ def synthesize(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[
             verified, confidence = _model_answer(question, selected, deps, run)
         if verified is None or not verified.citations:
             draft: Draft = extractive_answer(question, selected, sub_questions=analysis.sub_questions or tuple(state.get("sub_questions", [])),
-                                             exact_terms=analysis.exact_terms, **weights_kw)
+                                             exact_terms=analysis.exact_terms, term_weights=deps.term_weights or uniform_weights)
             if draft.body:
                 verified = verify_answer(draft.body, draft.sources, deps.root)
                 confidence = draft.confidence

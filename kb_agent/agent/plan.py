@@ -87,16 +87,17 @@ def make_plan(req: PlanRequest) -> list[PlanStep]:
     if req.missing:
         missing_exact = [t for t in req.missing if t in req.exact_terms]
         for term in missing_exact:
-            add("grep", [term], f"find the missing term {term!r}")
-        if not missing_exact:
-            tool: StepTool = routing[0] if routing and routing[0] in ("vector", "hybrid") else "hybrid"  # type: ignore[assignment]
+            if add("grep", [term], f"find the missing term {term!r}") is None:
+                add("hybrid", [term, f"{req.question} {term}"], f"find the missing term {term!r}")
+        if not steps:
+            tool: StepTool = routing[0] if routing and routing[0] in ("vector", "hybrid") else "hybrid"
             gap = " ".join(req.missing)
             add(tool, [gap, f"{req.question} {gap}"], f"search for what is missing: {gap}")
         if steps:
             return steps
 
     if req.sub_questions and not req.fast_path:
-        primary: StepTool = routing[0] if routing else "hybrid"  # type: ignore[assignment]
+        primary: StepTool = routing[0] if routing else "hybrid"
         if primary in ("grep", "files", "related"):
             primary = "hybrid"  # sub-questions are phrases, which the lexical tools match poorly
         parts = [add(primary, [sub, *req.keywords], f"find: {sub}") for sub in req.sub_questions]
@@ -107,7 +108,7 @@ def make_plan(req: PlanRequest) -> list[PlanStep]:
 
     added = 0
     for tool in [*routing, *fallbacks]:
-        step = add(tool, candidate_inputs(tool, req), f"{tool} search for the question")  # type: ignore[arg-type]
+        step = add(tool, candidate_inputs(tool, req), f"{tool} search for the question")
         if step is None:
             continue
         added += 1

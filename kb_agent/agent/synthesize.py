@@ -95,7 +95,7 @@ def extract_units(item: Evidence, index: int) -> list[Unit]:
             if stripped:
                 units.append(Unit(index, n, n, stripped, f"`{stripped}`"))
             continue
-        if not stripped or stripped.startswith("#") or _TABLE_SEP.match(stripped) or stripped.startswith("<!--"):
+        if not stripped or stripped.startswith("#") or _TABLE_SEP.match(stripped) or stripped.startswith("<!--") or looks_like_injection(stripped):
             flush()
             continue
         if stripped.startswith("|"):
@@ -202,7 +202,7 @@ def extractive_answer(
         chosen.append((score, unit))
         per_item[unit.item] = per_item.get(unit.item, 0) + 1
     # read in document order within each item, items in the order of their best unit
-    first_rank = {}
+    first_rank: dict[int, int] = {}
     for rank, (_s, unit) in enumerate(chosen):
         first_rank.setdefault(unit.item, rank)
     chosen.sort(key=lambda c: (first_rank[c[1].item], c[1].start_line))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from kb_agent.errors import ConfigError
 from kb_agent.llm._langchain import LangchainChatModel
+from kb_agent.llm.openai import MAX_OUTPUT_TOKENS
 from kb_agent.llm.registry import register_provider
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def _load(path: str, temperature: float) -> Any:
             model_path=path,
             n_ctx=CONTEXT_TOKENS,
             temperature=temperature,
-            max_tokens=1024,
+            max_tokens=MAX_OUTPUT_TOKENS,
             verbose=False,
         )
 

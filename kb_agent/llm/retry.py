@@ -84,7 +84,7 @@ class RetryPolicy:
     def delay(self, attempt: int) -> float:
         """Exponential backoff with full-range jitter (0.5x–1.5x) for retry number `attempt` (0-based)."""
         raw = min(self.max_delay_s, self.base_delay_s * (2**attempt))
-        return raw * (0.5 + self.rng())
+        return float(raw * (0.5 + self.rng()))
 
 
 def complete_with_retry(

@@ -1,0 +1,84 @@
+"""The deterministic analyzer: query types (English and Chinese), exact terms, fast path, and its
+route accuracy on the labelled sample questions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kb_agent.agent.analyzer import analyze_question, comparison_subjects, find_exact_terms
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sample_questions.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What is the default for cache.ttl_seconds?", "exact"),
+        ("What happened in OPS-1234?", "exact"),
+        ("What does warning W0201 mean?", "exact"),
+        ("Where is NW_CONFIG_PATH read?", "exact"),
+        ('What does "connection reset by peer" mean?', "exact"),
+        ("what does getUserName return", "exact"),
+        ("How many retries does the client make?", "exact"),
+        ("Which file documents the Redis failover?", "file_discovery"),
+        ("Where is the on-call rotation documented?", "file_discovery"),
+        ("Is there a guide for local development?", "file_discovery"),
+        ("What docs are related to the deploy runbook?", "relational"),
+        ("Which ADR supersedes ADR-0005?", "relational"),
+        ("What depends on the orders database?", "relational"),
+        ("How do we roll back a bad deploy?", "conceptual"),
+        ("Why did we choose Kafka?", "conceptual"),
+        ("Can I just bump db.pool_size to make queries faster?", "conceptual"),
+        ("orders.events 的分区数是多少？", "exact"),
+        ("OPS-2188 的影响范围", "exact"),
+        ("哪个文件记录了证书续期？", "file_discovery"),
+        ("发布流程写在哪个文档里？", "file_discovery"),
+        ("Redis 运维文档关联了哪些其他文档？", "relational"),
+        ("Kafka 和 RabbitMQ 的关系是什么？", "relational"),
+        ("怎么避免缓存雪崩？", "conceptual"),
+        ("为什么选择 Kafka？", "conceptual"),
+    ],
+)
+def test_query_type(question: str, expected: str) -> None:
+    assert analyze_question(question).query_type == expected
+
+
+def test_exact_terms_in_order() -> None:
+    assert find_exact_terms("Is `cache.ttl_seconds` or OPS-1234 or NW_CONFIG_PATH or /etc/nw/app.yaml involved?") == [
+        "cache.ttl_seconds", "OPS-1234", "NW_CONFIG_PATH", "/etc/nw/app.yaml",
+    ]
+
+
+def test_leading_dash_flag_is_an_exact_term() -> None:
+    assert "--set" in find_exact_terms("How do I use --set flags?")
+
+
+def test_routing_table() -> None:
+    assert analyze_question("What is cache.ttl_seconds?").suggested_tools == ("grep", "vector")
+    assert analyze_question("How do deploys work?").suggested_tools == ("vector", "hybrid")
+    assert analyze_question("What links to the rollback runbook?").suggested_tools == ("related", "vector")
+    assert analyze_question("Which file covers backups?").suggested_tools == ("files", "hybrid")
+
+
+def test_simple_question_takes_fast_path_and_comparison_does_not() -> None:
+    assert analyze_question("What is the default TTL?").fast_path
+    cmp = analyze_question("What is the difference between Redis Sentinel and Redis Cluster?")
+    assert not cmp.fast_path
+    assert cmp.sub_questions == ("Redis Sentinel", "Redis Cluster")
+    assert comparison_subjects("Redis 和 Kafka 有什么区别") == ["Redis", "Kafka"]
+    long_q = " ".join(["word"] * 30) + "?"
+    assert not analyze_question(long_q).fast_path
+
+
+def test_chinese_keywords_come_from_jieba() -> None:
+    kws = analyze_question("Redis 故障切换的步骤是什么？").grep_keywords
+    assert "Redis" in kws and "故障" in kws
+
+
+def test_route_accuracy_on_labelled_questions() -> None:
+    rows = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    right = sum(analyze_question(r["question"]).query_type == r["query_type"] for r in rows)
+    assert right / len(rows) >= 0.90, f"route accuracy {right}/{len(rows)}"
