@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,7 @@ class IndexReader:
         self._store: VectorStore | None = None
         self._embedder: Embedder | None = None
         self._files: dict[str, FileRow] | None = None
+        self._lock = threading.Lock()  # plan steps run in threads and may open these lazily together
 
     @classmethod
     def open(cls, settings: Settings, root: Path, *, require: bool = True) -> IndexReader:
@@ -92,6 +94,10 @@ class IndexReader:
 
     @property
     def store(self) -> VectorStore:
+        with self._lock:
+            return self._open_store()
+
+    def _open_store(self) -> VectorStore:
         if self._store is None:
             from kb_agent.index.vectors import VectorStore
 
@@ -105,11 +111,12 @@ class IndexReader:
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            from kb_agent.index.embeddings import get_embedder
+        with self._lock:
+            if self._embedder is None:
+                from kb_agent.index.embeddings import get_embedder
 
-            self._embedder = get_embedder(self.settings)
-        return self._embedder
+                self._embedder = get_embedder(self.settings)
+            return self._embedder
 
     def close(self) -> None:
         if self.catalog is not None:

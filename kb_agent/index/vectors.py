@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
@@ -21,13 +22,27 @@ WRITE_BATCH = 1000
 
 
 def collection_name(root: Path, fingerprint: str) -> str:
-    """One collection per knowledge base and fingerprint, so many KBs share one server safely."""
-    digest = hashlib.sha256(f"{root.resolve()}\n{fingerprint}".encode()).hexdigest()[:24]
+    """One collection per knowledge base and fingerprint, so many KBs share one server safely.
+
+    The KB's identity is the machine's host name plus the root's absolute path: two checkouts on
+    one machine, or the same path on two machines, never share (and so never garbage-collect) each
+    other's vectors. The name is computed once, when a catalog first gets vectors, and stored in
+    the catalog; readers and later runs use the stored name, so renaming the host later is harmless.
+    """
+    identity = f"{socket.gethostname()}\n{root.resolve()}"
+    digest = hashlib.sha256(f"{identity}\n{fingerprint}".encode()).hexdigest()[:24]
     return f"kb_{digest}"
 
 
 def describe_store(settings: Settings) -> str:
-    return f"chroma server {settings.chroma_url}" if settings.chroma_url else "embedded chroma (.kb/chroma)"
+    if not settings.chroma_url:
+        return "embedded chroma (.kb/chroma)"
+    where = f"chroma server {settings.chroma_url}"
+    if (settings.chroma_tenant, settings.chroma_database) != ("default_tenant", "default_database"):
+        where += f" (tenant {settings.chroma_tenant}, database {settings.chroma_database})"
+    if settings.chroma_headers:
+        where += f" with header(s) {', '.join(sorted(settings.chroma_headers))}"  # names only, never values
+    return where
 
 
 def _client(settings: Settings, index_dir: Path) -> Any:
@@ -36,8 +51,10 @@ def _client(settings: Settings, index_dir: Path) -> Any:
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
     if not settings.chroma_url:
+        path = index_dir / "chroma"
+        _forget_deleted_store(path)
         try:
-            return chromadb.PersistentClient(path=str(index_dir / "chroma"), settings=chroma_settings)
+            return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
         except Exception as e:
             raise IndexCorrupt(f"the vector store under {index_dir / 'chroma'} cannot be opened: {e}", hint="run `kb index --rebuild`") from None
     url = urlparse(settings.chroma_url)
@@ -54,7 +71,51 @@ def _client(settings: Settings, index_dir: Path) -> Any:
             database=settings.chroma_database,
         )
     except Exception as e:
+        if _is_auth(e):
+            raise StoreUnavailable(f"the Chroma server at {settings.chroma_url} refused the credentials: {_short(e)}", hint=_AUTH_HINT) from None
+        if _is_not_found(e):  # the server answered, but the tenant or database is not there
+            raise ConfigError(
+                f"the Chroma server at {settings.chroma_url} has no tenant {settings.chroma_tenant!r} / database {settings.chroma_database!r}: {_short(e)}",
+                hint="create it first (chromadb.AdminClient: create_tenant / create_database) or unset KB_CHROMA_TENANT / KB_CHROMA_DATABASE",
+            ) from None
         raise StoreUnavailable(f"cannot reach the Chroma server at {settings.chroma_url}: {_short(e)}", hint="start it (`chroma run --path DIR`) or unset KB_CHROMA_URL") from None
+
+
+_AUTH_HINT = 'set KB_CHROMA_HEADERS to the header your server or proxy expects, e.g. {"Authorization": "Bearer TOKEN"}'
+
+
+def _is_auth(e: Exception) -> bool:
+    text = str(e).lower()
+    return type(e).__name__ in ("AuthorizationError", "AuthenticationError") or any(w in text for w in ("unauthorized", "forbidden", " 401", " 403"))
+
+
+def ping(settings: Settings, index_dir: Path) -> None:
+    """Raise StoreUnavailable (or ConfigError) unless the configured store answers a heartbeat."""
+    client = _client(settings, index_dir)
+    try:
+        client.heartbeat()
+    except Exception as e:
+        raise StoreUnavailable(f"the Chroma server at {settings.chroma_url} failed: {_short(e)}", hint="check that the server is running") from None
+
+
+def _is_not_found(e: Exception) -> bool:
+    return type(e).__name__ == "NotFoundError" or "does not exist" in str(e) or "not found" in str(e).lower()
+
+
+def _forget_deleted_store(path: Path) -> None:
+    """Chroma caches one client system per folder for the life of the process; when that folder was
+    deleted (e.g. `rm -rf .kb` under a long-lived `kb chat`), the cached system writes into a
+    vanished SQLite file ("attempt to write a readonly database"). Drop such a stale entry."""
+    if (path / "chroma.sqlite3").exists():
+        return
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    stale = SharedSystemClient._identifier_to_system.pop(str(path), None)
+    if stale is not None:
+        try:
+            stale.stop()
+        except Exception:  # noqa: BLE001 - it is being discarded
+            log.debug("stopping a stale chroma system failed", exc_info=True)
 
 
 def _short(e: Exception) -> str:
@@ -63,18 +124,31 @@ def _short(e: Exception) -> str:
 
 
 class VectorStore:
-    """The Chroma collection of one knowledge base."""
+    """The Chroma collection of one knowledge base.
 
-    def __init__(self, settings: Settings, index_dir: Path, name: str) -> None:
+    Args:
+        create: create the collection when missing (the indexer); readers that must not leave an
+            empty collection behind on a wiped server pass False and get a clear error instead.
+    """
+
+    def __init__(self, settings: Settings, index_dir: Path, name: str, *, create: bool = True) -> None:
         self.settings = settings
         self.name = name
         self._client = _client(settings, index_dir)
         try:
-            self._col = self._client.get_or_create_collection(name=name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
+            if create:
+                self._col = self._client.get_or_create_collection(name=name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
+            else:
+                self._col = self._client.get_collection(name=name, embedding_function=None)
         except Exception as e:
+            if not create and _is_not_found(e):
+                where = f"the Chroma server at {settings.chroma_url}" if settings.chroma_url else f"{index_dir / 'chroma'}"
+                raise IndexCorrupt(f"the vector collection {name} is missing from {where}", hint="run `kb index --rebuild` (was the server's data directory replaced?)") from None
             raise self._wrap(e) from None
 
     def _wrap(self, e: Exception) -> Exception:
+        if self.settings.chroma_url and _is_auth(e):
+            return StoreUnavailable(f"the Chroma server at {self.settings.chroma_url} refused the credentials: {_short(e)}", hint=_AUTH_HINT)
         if self.settings.chroma_url:
             return StoreUnavailable(f"the Chroma server at {self.settings.chroma_url} failed: {_short(e)}", hint="check that the server is running, then rerun")
         return IndexCorrupt(f"the vector store failed: {_short(e)}", hint="run `kb index --rebuild`")
@@ -128,10 +202,9 @@ class VectorStore:
         if paths is not None:
             where = {"path": {"$in": sorted(paths)}} if len(paths) > 1 else {"path": next(iter(paths))}
         try:
-            n = self._col.count()
-            if n == 0:
-                return []
-            res = self._col.query(query_embeddings=[embedding], n_results=min(k, n), where=where, include=["distances"])
+            # chromadb 1.5 returns fewer than n_results when the collection is small or empty, so
+            # no count() first: in server mode that would be a second HTTP round trip per query
+            res = self._col.query(query_embeddings=[embedding], n_results=k, where=where, include=["distances"])
         except Exception as e:
             raise self._wrap(e) from None
         return [(cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0])]
