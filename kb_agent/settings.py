@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_max_retries: int = Field(default=2, ge=0, le=10)
     llm_temperature: float = Field(default=0.0, ge=0, le=2)
+    # replies are short (a route, a score list, a cited paragraph); a cap stops a small local model
+    # that never emits its stop token from generating until its context is full
+    llm_max_tokens: int = Field(default=1024, ge=16, le=32768)
 
     # agent
     agent_max_iterations: int = Field(default=3, ge=1, le=10)

@@ -42,7 +42,9 @@ def collect_status(settings: Settings) -> dict[str, Any]:
             st["index"] = f"unreadable: {e.message}"
     st["embedding_provider"] = embedder_name(settings)
     st["vector_store"] = describe_store(settings)
-    st["vector_store_answers"] = _store_answers(settings, root, collection)
+    if collection:
+        st["vector_collection"] = collection
+    st["vector_store_answers"] = _store_answers(settings, root, collection, st.get("chunks"))
     try:
         st["rg"] = f"{find_rg(settings.rg_path)} ({rg_version(settings.rg_path)})"
     except KbError as e:
@@ -51,13 +53,31 @@ def collect_status(settings: Settings) -> dict[str, Any]:
     return st
 
 
-def _store_answers(settings: Settings, root: Any, collection: str | None) -> str:
+def _store_answers(settings: Settings, root: Any, collection: str | None, chunks: int | None) -> str:
+    """`yes (N vectors)` or `no: <one-line reason naming the URL>`; never creates a collection."""
     if not collection:
-        return "no vectors yet"
+        return _probe(settings, root)
     try:
         from kb_agent.index.vectors import VectorStore
 
-        n = VectorStore(settings, root / ".kb", collection).count()
-        return f"yes ({n} vectors)"
+        n = VectorStore(settings, root / ".kb", collection, create=False).count()
     except KbError as e:
         return f"no: {e.message}"
+    if chunks is not None and n > chunks:  # an interrupted run's orphans; the next `kb index` deletes them
+        return f"yes ({n} vectors, {n - chunks} more than the catalog's {chunks} chunks: run `kb index`)"
+    if chunks is not None and n < chunks:  # the store lost vectors (e.g. the server's data was replaced)
+        return f"yes ({n} vectors, but the catalog has {chunks} chunks: run `kb index --rebuild`)"
+    return f"yes ({n} vectors)"
+
+
+def _probe(settings: Settings, root: Any) -> str:
+    """No collection yet: only a server can be checked (the embedded store is created on demand)."""
+    if not settings.chroma_url:
+        return "no vectors yet"
+    try:
+        from kb_agent.index.vectors import ping
+
+        ping(settings, root / ".kb")
+    except KbError as e:
+        return f"no: {e.message}"
+    return "yes (no vectors yet)"

@@ -30,9 +30,9 @@ class KbGroup(typer.core.TyperGroup):
         except KbError as e:
             if _debug_requested():
                 raise
-            err_console().print(f"[bold red]error:[/] {_escape(e.message)}", highlight=False)
+            err_console().print(f"[bold red]error:[/] {_escape(e.message)}", highlight=False, soft_wrap=True)
             if e.hint:
-                err_console().print(f"[dim]hint: {_escape(e.hint)}[/]", highlight=False)
+                err_console().print(f"[dim]hint: {_escape(e.hint)}[/]", highlight=False, soft_wrap=True)
             raise typer.Exit(int(e.exit_code)) from None
         except (KeyboardInterrupt, typer.Abort):
             err_console().print("[yellow]interrupted[/]")

@@ -106,7 +106,7 @@ class IndexReader:
             name = self.catalog.get_meta("collection")
             if not name:
                 raise IndexNotBuilt(f"the index in {self.root} has no vectors yet", hint="run `kb index`")
-            self._store = VectorStore(self.settings, self.index_dir, name)
+            self._store = VectorStore(self.settings, self.index_dir, name, create=False)
         return self._store
 
     @property

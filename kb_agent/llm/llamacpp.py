@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from kb_agent.errors import ConfigError
 from kb_agent.llm._langchain import LangchainChatModel
-from kb_agent.llm.openai import MAX_OUTPUT_TOKENS
 from kb_agent.llm.registry import register_provider
 
 if TYPE_CHECKING:
@@ -46,18 +45,18 @@ def create_llamacpp(settings: Settings) -> LangchainChatModel:
         raise ConfigError("KB_LLM_MODEL_PATH is required for the llamacpp provider", hint="point it at a .gguf file")
     if not os.path.isfile(path):
         raise ConfigError(f"GGUF model file not found: {path}", hint="check KB_LLM_MODEL_PATH")
-    key = (os.path.realpath(path), settings.llm_temperature)
+    key = (os.path.realpath(path), settings.llm_temperature, settings.llm_max_tokens)
     model = _LOADED.get(key)
     if model is None:
-        model = _LOADED[key] = _load(path, settings.llm_temperature)
+        model = _LOADED[key] = _load(path, settings.llm_temperature, settings.llm_max_tokens)
     return _QuietModel(f"llamacpp:{os.path.basename(path)}", model)
 
 
 # loading a GGUF takes seconds; keep one instance per file for the life of the process
-_LOADED: dict[tuple[str, float], Any] = {}
+_LOADED: dict[tuple[str, float, int], Any] = {}
 
 
-def _load(path: str, temperature: float) -> Any:
+def _load(path: str, temperature: float, max_tokens: int) -> Any:
     chat_cls = _import_chat_llamacpp()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -65,7 +64,7 @@ def _load(path: str, temperature: float) -> Any:
             model_path=path,
             n_ctx=CONTEXT_TOKENS,
             temperature=temperature,
-            max_tokens=MAX_OUTPUT_TOKENS,
+            max_tokens=max_tokens,
             verbose=False,
         )
 

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from kb_agent.errors import ConfigError
 from kb_agent.llm._langchain import LangchainChatModel
-from kb_agent.llm.openai import MAX_OUTPUT_TOKENS
 from kb_agent.llm.registry import register_provider
 
 if TYPE_CHECKING:
@@ -26,7 +25,7 @@ def create_ollama(settings: Settings) -> LangchainChatModel:
     kwargs: dict[str, object] = {
         "model": settings.llm_model,
         "temperature": settings.llm_temperature,
-        "num_predict": MAX_OUTPUT_TOKENS,
+        "num_predict": settings.llm_max_tokens,
         "client_kwargs": {"timeout": settings.llm_timeout_s},
     }
     if settings.llm_base_url:

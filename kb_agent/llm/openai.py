@@ -11,9 +11,6 @@ if TYPE_CHECKING:
     from kb_agent.settings import Settings
 
 DEFAULT_MODEL = "gpt-4o-mini"
-# our replies are short (a route, a score list, a cited paragraph); a cap stops a small local model
-# that never emits its stop token from generating until its context is full
-MAX_OUTPUT_TOKENS = 1024
 
 
 def create_openai(settings: Settings) -> LangchainChatModel:
@@ -28,7 +25,7 @@ def create_openai(settings: Settings) -> LangchainChatModel:
         "timeout": settings.llm_timeout_s,
         "max_retries": 0,
         "temperature": settings.llm_temperature,
-        "max_tokens": MAX_OUTPUT_TOKENS,
+        "max_tokens": settings.llm_max_tokens,
     }
     if settings.llm_base_url:
         kwargs["base_url"] = settings.llm_base_url

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -24,6 +25,10 @@ MAX_PATTERNS = 8
 MAX_COUNT_PER_FILE = 30
 # Passages scoring below this fraction of the best one are dropped as noise.
 RELATIVE_SCORE_FLOOR = 0.15
+# BM25 re-scoring tokenizes every candidate passage (jieba for CJK), and a common word can match
+# thousands of lines in a 1k-file KB. A cheap pre-score (KB IDF of the patterns a passage contains)
+# keeps the best max(MAX_RESCORE, 3*k) passages for the exact BM25; 0 disables the shortlist.
+MAX_RESCORE = 150
 MARKDOWN_GLOBS = ("*.md", "*.markdown", "*.mdx")
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|'([^'\s][^']*[^'\s])'|`([^`]+)`")
@@ -113,7 +118,34 @@ def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters
     passages = [p for b in blocks for p in _passages(b)]
     if not passages:
         return []
+    if not regex:
+        passages = _shortlist(r, patterns, passages, k)
     return _rescore(r, query, passages, k)
+
+
+def _shortlist(r: Retriever, patterns: list[str], passages: list[tuple[str, int, int, str]], k: int) -> list[tuple[str, int, int, str]]:
+    """The passages most worth BM25 re-scoring, in their original order (see MAX_RESCORE)."""
+    limit = max(MAX_RESCORE, 3 * k)
+    if MAX_RESCORE <= 0 or len(passages) <= limit:
+        return passages
+    cat = r.index.catalog
+    first = {p: (tokenize(p) or [p.lower()])[0] for p in patterns}
+    df = cat.document_frequencies(first.values()) if cat is not None else {}
+    n = max(cat.bm25_stats()[0], 1) if cat is not None else 1
+    weights = {p.lower(): math.log(1 + (n - df.get(t, 1) + 0.5) / (df.get(t, 1) + 0.5)) for p, t in first.items()}
+
+    def cheap(text: str) -> float:
+        low = text.lower()
+        total = 0.0
+        for p, w in weights.items():
+            c = low.count(p)
+            if c:
+                total += w * (1.0 + math.log(c))
+        return total
+
+    scores = [cheap(t) for *_, t in passages]
+    keep = set(sorted(range(len(passages)), key=lambda i: -scores[i])[:limit])
+    return [p for i, p in enumerate(passages) if i in keep]
 
 
 def _pick_patterns(r: Retriever, terms: list[str]) -> list[str]:

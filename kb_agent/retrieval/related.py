@@ -65,8 +65,12 @@ def related_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilt
     out: list[Evidence] = []
     seen: set[tuple[str, int]] = set()
 
+    allowed = r.index.paths_matching(filters)
+
     def add(ev: Evidence | None, relation: str) -> None:
-        if ev is not None and (ev.path, ev.start_line) not in seen and not any(ev.overlaps(o) for o in out):
+        if ev is None or (allowed is not None and ev.path not in allowed):
+            return
+        if (ev.path, ev.start_line) not in seen and not any(ev.overlaps(o) for o in out):
             seen.add((ev.path, ev.start_line))
             out.append(_tag(ev, round(1.0 / (1 + len(out)), 4), {"relation": relation, "seed": seed}))
 

@@ -27,6 +27,12 @@ from kb_agent.cli import app
 
 pytestmark = pytest.mark.llm
 
+
+@pytest.fixture(autouse=True)
+def _short_replies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 270M base model on 2 cores writes ~30 tokens/s: cap replies so each test stays in budget."""
+    monkeypatch.setenv("KB_LLM_MAX_TOKENS", "256")
+
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "docs" / "ask.schema.json").read_text(encoding="utf-8"))
 QUESTION = "What is the default value of cache.ttl_seconds?"

@@ -51,8 +51,7 @@ def test_every_tool_honours_the_evidence_contract(retriever: Retriever, tool: st
 def test_filters_are_respected(retriever: Retriever, tool: str) -> None:
     only_zh = SearchFilters(path_globs=("zh/*",))
     for ev in retriever.search(tool, "缓存 cache deploy", k=10, filters=only_zh):  # type: ignore[arg-type]
-        if tool != "related":
-            assert ev.path.startswith("zh/"), ev.location
+        assert ev.path.startswith("zh/"), ev.location
 
 
 def test_tag_filter(retriever: Retriever) -> None:
