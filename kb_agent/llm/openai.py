@@ -25,10 +25,15 @@ def create_openai(settings: Settings) -> LangchainChatModel:
         "timeout": settings.llm_timeout_s,
         "max_retries": 0,
         "temperature": settings.llm_temperature,
-        "max_tokens": settings.llm_max_tokens,
     }
     if settings.llm_base_url:
         kwargs["base_url"] = settings.llm_base_url
+        # langchain-openai sends the cap as `max_completion_tokens`, which llama.cpp's server (and
+        # other OpenAI-compatible servers) ignore — a small local model then writes until its
+        # context is full. Those servers read `max_tokens`.
+        kwargs["extra_body"] = {"max_tokens": settings.llm_max_tokens}
+    else:
+        kwargs["max_tokens"] = settings.llm_max_tokens
     model = ChatOpenAI(**kwargs)  # type: ignore[arg-type]
     json_model = model.bind(response_format={"type": "json_object"})
     return LangchainChatModel(f"openai:{kwargs['model']}", model, json_model)
