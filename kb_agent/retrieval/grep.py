@@ -55,7 +55,9 @@ def search_terms(query: str) -> list[str]:
         word = m.group()
         if _IDENT_SHAPE.search(word) and len(word) >= 2 and word.lower() not in STOPWORDS:
             terms.append(word)
-    for tok in tokenize(rest, drop_stopwords=True):
+    for tok in _join_single_cjk(tokenize(rest)):
+        if tok in STOPWORDS:
+            continue
         if has_cjk(tok):
             if len(tok) >= 2:
                 terms.append(tok)
@@ -69,6 +71,24 @@ def search_terms(query: str) -> list[str]:
         if t.lower() not in seen and t.strip():
             seen.add(t.lower())
             out.append(t)
+    return out
+
+
+def _join_single_cjk(tokens: list[str]) -> list[str]:
+    """jieba cuts rare names (雍闿, 蟒鳗) into single characters, too common alone to grep for:
+    glue runs of adjacent single non-stopword CJK characters back together."""
+    out: list[str] = []
+    run = ""
+    for tok in tokens:
+        if len(tok) == 1 and has_cjk(tok) and tok not in STOPWORDS:
+            run += tok
+            continue
+        if run:
+            out.append(run)
+            run = ""
+        out.append(tok)
+    if run:
+        out.append(run)
     return out
 
 
