@@ -56,3 +56,14 @@ def parse_filters(tags: list[str] | None, paths: list[str] | None) -> object:
     from kb_agent.types import SearchFilters
 
     return SearchFilters(tags=tuple(tags or ()), path_globs=tuple(paths or ()))
+
+
+def lingering_worker_threads() -> bool:
+    """True when a plan-step worker (an abandoned or timed-out tool call) is still running.
+
+    Python joins such threads at exit, which would hold the process until a stalled search
+    returns; callers that already printed their result exit at once instead.
+    """
+    import threading
+
+    return any(t.is_alive() and t.name.startswith("kb-step") for t in threading.enumerate())

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from kb_agent.cli import _debug_requested, app
-from kb_agent.cli._common import KbOption, load_settings
+from kb_agent.cli._common import KbOption, lingering_worker_threads, load_settings
 
 
 @app.command("chat")
@@ -25,7 +25,7 @@ def chat_command(
         check_thread_name(thread)
     settings = load_settings(kb)
     code, busy = run_chat(settings, thread=thread, debug=_debug_requested())
-    if busy:
+    if busy or lingering_worker_threads():
         # an abandoned answer is still inside a tool call; its threads cannot be joined, so leave now
         sys.stdout.flush()
         sys.stderr.flush()

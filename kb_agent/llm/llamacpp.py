@@ -6,6 +6,7 @@ sunsetting; it stays isolated here, imported lazily, and its import-time warning
 
 from __future__ import annotations
 
+import atexit
 import os
 import warnings
 from typing import TYPE_CHECKING, Any
@@ -54,6 +55,22 @@ def create_llamacpp(settings: Settings) -> LangchainChatModel:
 
 # loading a GGUF takes seconds; keep one instance per file for the life of the process
 _LOADED: dict[tuple[str, float, int], Any] = {}
+
+
+def _close_all() -> None:
+    """Free the models before interpreter shutdown: llama_cpp's own __del__ runs too late then and
+    prints a TypeError from half-torn-down modules."""
+    for model in _LOADED.values():
+        client = getattr(model, "client", None)
+        if client is not None and hasattr(client, "close"):
+            try:
+                client.close()
+            except Exception:  # noqa: BLE001 - shutting down anyway
+                pass
+    _LOADED.clear()
+
+
+atexit.register(_close_all)
 
 
 def _load(path: str, temperature: float, max_tokens: int) -> Any:

@@ -37,7 +37,7 @@ class SlowTools:
 
 def main() -> None:
     from kb_agent.chat.repl import run_chat
-    from kb_agent.cli._common import load_settings
+    from kb_agent.cli._common import lingering_worker_threads, load_settings
     from kb_agent.retrieval.tools import Retriever
 
     settings = load_settings(Path(sys.argv[1]))
@@ -45,7 +45,8 @@ def main() -> None:
     code, busy = run_chat(settings, thread=thread, tools=SlowTools(Retriever(settings)))
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(code) if busy else sys.exit(code)
+    # the same exit rule as kb_agent/cli/chat_cmd.py
+    os._exit(code) if busy or lingering_worker_threads() else sys.exit(code)
 
 
 if __name__ == "__main__":
