@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb_agent.types import Citation, format_location
+from kb_agent.types import Citation
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _MARKER_LIST = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})+)\]")
@@ -18,19 +18,9 @@ _QUOTE_IN_TEXT = re.compile(r"`([^`\n]{3,200})`|\"([^\"\n]{4,200})\"|“([^”\n
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
 
 
-@dataclass(frozen=True, slots=True)
-class SourceRef:
-    """A source the answer may cite as [n]: where it is and a quote that must be found there."""
-
-    n: int
-    path: str
-    start_line: int
-    end_line: int
-    quote: str
-
-    @property
-    def location(self) -> str:
-        return format_location(self.path, self.start_line, self.end_line)
+# A source the answer may cite as [n] — where it is and a quote that must be found there — is the
+# same value as the Citation it becomes once verified.
+SourceRef = Citation
 
 
 @dataclass(frozen=True, slots=True)
