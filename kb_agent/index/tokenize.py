@@ -39,14 +39,15 @@ STOPWORDS = ENGLISH_STOPWORDS | CHINESE_STOPWORDS
 _jieba: Any = None
 
 
-def _cut_cjk(run: str) -> list[str]:
+@lru_cache(maxsize=50_000)
+def _cut_cjk(run: str) -> tuple[str, ...]:
     global _jieba
     if _jieba is None:
         import jieba  # heavy: dictionary load ~0.7 s, so only on first CJK text
 
         jieba.setLogLevel(logging.WARNING)
         _jieba = jieba
-    return [w for w in _jieba.cut_for_search(run) if w.strip()]
+    return tuple(w for w in _jieba.cut_for_search(run) if w.strip())
 
 
 @lru_cache(maxsize=1)
@@ -63,7 +64,9 @@ def _stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
 
-def _word_tokens(word: str) -> list[str]:
+@lru_cache(maxsize=200_000)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    """Cached: the same words recur across passages, and re-scoring tokenizes many per query."""
     lower = word.lower()
     parts = [p for p in _SPLIT_PUNCT.split(word) if p]
     sub: list[str] = []
@@ -71,10 +74,8 @@ def _word_tokens(word: str) -> list[str]:
         pieces = _CAMEL.findall(part) if any(c.isupper() for c in part[1:]) else [part]
         sub.extend(p.lower() for p in pieces)
     if len(sub) == 1 and sub[0] == lower:
-        return [_stem(lower)]
-    out = [lower]
-    out.extend(_stem(p) for p in sub)
-    return out
+        return (_stem(lower),)
+    return (lower, *(_stem(p) for p in sub))
 
 
 def has_cjk(text: str) -> bool:
