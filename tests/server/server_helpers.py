@@ -48,7 +48,8 @@ class ChromaServer:
 
     def start(self, timeout: float = 60.0) -> None:
         if not CHROMA_BIN.exists():
-            pytest.skip(f"the chroma CLI is not installed next to {sys.executable}")
+            # chromadb is a hard dependency and ships the CLI: its absence is a broken install
+            pytest.fail(f"the chroma CLI is not installed next to {sys.executable}")
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(
                 [str(CHROMA_BIN), "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
