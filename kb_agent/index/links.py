@@ -69,7 +69,7 @@ def resolve_all_links(cat: Catalog) -> None:
 def neighbours(cat: Catalog, paths: set[str]) -> list[tuple[str, str, int, str | None, str]]:
     """Links out of and into `paths`: (direction, other path, line in the linking file, anchor, via)."""
     out: list[tuple[str, str, int, str | None, str]] = []
-    for path, line, _target, anchor, _kind, _text, resolved in cat.links():
+    for path, line, _target, anchor, _kind, _text, resolved in cat.links_touching(paths):
         if resolved is None or resolved == path:
             continue
         if path in paths and resolved not in paths:

@@ -202,6 +202,13 @@ class Catalog:
     def links(self) -> list[tuple[str, int, str, str | None, str, str, str | None]]:
         return list(self.conn.execute("SELECT path, line, target, anchor, kind, text, resolved FROM links ORDER BY path, line"))
 
+    def links_touching(self, paths: set[str]) -> list[tuple[str, int, str, str | None, str, str, str | None]]:
+        """Links out of or into `paths` (both columns are indexed: no scan of the whole graph)."""
+        ps = sorted(paths)
+        marks = ",".join("?" * len(ps))
+        q = f"SELECT path, line, target, anchor, kind, text, resolved FROM links WHERE path IN ({marks}) OR resolved IN ({marks}) ORDER BY path, line"
+        return list(self.conn.execute(q, ps + ps))
+
     def set_link_resolutions(self, rows: list[tuple[str | None, str, int, str, str]]) -> None:
         self.conn.executemany("UPDATE links SET resolved=? WHERE path=? AND line=? AND target=? AND kind=?", rows)
 
