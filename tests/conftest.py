@@ -1,51 +1,51 @@
-"""Shared fixtures: temp copies of sample_kb, indexed with the fast hash embedder or the real model."""
+"""Session-wide fixtures: KB_* scrubbing, temp copies of sample_kb (indexed with the hash embedder or the real
+model), and a guard that fails any test which touched the working tree's sample_kb (or its `.kb`)."""
 
 from __future__ import annotations
 
-import os
-import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-SAMPLE_KB = REPO / "sample_kb"
-QUESTIONS = REPO / "tests" / "fixtures" / "sample_questions.jsonl"
+from tests.support.sample import SAMPLE_KB, copy_sample, describe_change, hash_settings, scrub_kb_env, tree_state
+
+
+@pytest.fixture(scope="session")
+def _sample_kb_snapshot() -> dict[str, tuple[int, int]]:
+    """sample_kb as the session found it: with or without a `.kb` that `scripts/quickstart.sh` left there."""
+    return tree_state(SAMPLE_KB)
+
+
+@pytest.fixture(autouse=True)
+def _sample_kb_untouched(_sample_kb_snapshot: dict[str, tuple[int, int]]) -> Iterator[None]:
+    """Tests work on copies: fail the test that changed the working tree's sample_kb in any way."""
+    yield
+    change = describe_change(_sample_kb_snapshot, tree_state(SAMPLE_KB))
+    if change:
+        pytest.fail(f"this test changed the working tree's sample_kb ({change}); use tests.support.sample.copy_sample")
 
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Tests never read the developer's KB_* variables or a stray .env."""
-    for key in list(os.environ):
-        if key.startswith("KB_"):
-            monkeypatch.delenv(key, raising=False)
+    """Tests never read the developer's KB_* variables or a stray .env in the working directory."""
+    scrub_kb_env(monkeypatch)
     monkeypatch.chdir(tmp_path_factory.getbasetemp())
-
-
-def copy_sample(dest: Path) -> Path:
-    target = dest / "kb"
-    shutil.copytree(SAMPLE_KB, target, ignore=shutil.ignore_patterns(".kb"))
-    return target
-
-
-def hash_settings(root: Path, **kw: object):  # type: ignore[no-untyped-def]
-    from kb_agent.settings import Settings
-
-    return Settings(root=root, embedding_provider="hash", **kw)  # type: ignore[arg-type]
 
 
 @pytest.fixture
 def sample_kb(tmp_path: Path) -> Path:
     """A fresh, unindexed copy of sample_kb that a test may modify."""
-    return copy_sample(tmp_path)
+    return copy_sample(tmp_path / "kb")
 
 
 @pytest.fixture(scope="session")
 def indexed_hash_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of sample_kb indexed with the hash embedder; read-only for tests."""
+    """A copy of sample_kb indexed once per session with the hash embedder; read-only for tests
+    (copy it with tests.support.sample.copy_indexed to modify)."""
     from kb_agent.index.build import build_index
 
-    root = copy_sample(tmp_path_factory.mktemp("hashkb"))
+    root = copy_sample(tmp_path_factory.mktemp("hashkb") / "kb")
     build_index(hash_settings(root))
     return root
 
@@ -56,6 +56,6 @@ def indexed_e5_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from kb_agent.index.build import build_index
     from kb_agent.settings import Settings
 
-    root = copy_sample(tmp_path_factory.mktemp("e5kb"))
-    build_index(Settings(root=root))
+    root = copy_sample(tmp_path_factory.mktemp("e5kb") / "kb")
+    build_index(Settings(root=root, _env_file=None))  # type: ignore[call-arg]
     return root

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from kb_agent.settings import Settings
-
-sys.path.insert(0, str(Path(__file__).parent))
-from agent_fakes import FakeTools, evidence_from  # noqa: E402
+from tests.support.fakes import FakeTools, evidence_from
 
 CACHE_MD = """# Cache
 

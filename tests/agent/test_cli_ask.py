@@ -101,7 +101,7 @@ def test_tool_and_filters_are_honoured(runner: CliRunner, indexed_hash_kb: Path)
     doc = json.loads(r.stdout)
     steps = [s for t in doc["trace"] for s in t["steps"]]
     assert steps and {s["tool"] for s in steps} == {"grep"}
-    assert all(c["path"].startswith("runbooks/") for c in doc["citations"])
+    assert doc["citations"] and all(c["path"].startswith("runbooks/") for c in doc["citations"])
 
 
 def test_unknown_tool_and_json_with_events_are_usage_errors(runner: CliRunner, indexed_hash_kb: Path) -> None:

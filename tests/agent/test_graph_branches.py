@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_fakes import FakeTools, ScriptedModel, evidence_from
 
 from kb_agent.agent.engine import Engine
 from kb_agent.errors import InvalidQuery, LlmError
 from kb_agent.llm.retry import RetryPolicy
 from kb_agent.settings import Settings
+from tests.support.fakes import FakeTools, ScriptedModel, evidence_from
 
 NO_SLEEP = RetryPolicy(max_retries=1, sleep=lambda _s: None)
 ROUTE = json.dumps({"query_type": "exact", "sub_questions": [], "suggested_tools": ["grep", "vector"], "grep_keywords": ["cache.ttl_seconds"]})

@@ -3,7 +3,6 @@ driver for the real `kb chat` in a pseudo-terminal."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,27 +10,15 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from chat_helpers import REPO, SLOW_CHAT, KB_BIN, Chat, chat_env  # noqa: E402
-
-@pytest.fixture(scope="session")
-def chat_kb_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """sample_kb indexed once with the hash embedder (copied per test; never used directly)."""
-    from kb_agent.index.build import build_index
-    from kb_agent.settings import Settings
-
-    root = tmp_path_factory.mktemp("chatkb") / "kb"
-    shutil.copytree(REPO / "sample_kb", root, ignore=shutil.ignore_patterns(".kb"))
-    build_index(Settings(root=root, embedding_provider="hash", _env_file=None))  # type: ignore[call-arg]
-    return root
+from tests.support.chat import KB_BIN, SLOW_CHAT, Chat, chat_env
+from tests.support.sample import copy_indexed
 
 
 @pytest.fixture
-def chat_kb(chat_kb_template: Path, tmp_path: Path) -> Path:
-    """A private indexed copy: chat writes .kb/chat.sqlite and .kb/chat_history into it."""
-    root = tmp_path / "kb"
-    shutil.copytree(chat_kb_template, root)
-    return root
+def chat_kb(indexed_hash_kb: Path, tmp_path: Path) -> Path:
+    """A private copy of the session's hash-indexed sample_kb: chat writes .kb/chat.sqlite and
+    .kb/chat_history into it."""
+    return copy_indexed(indexed_hash_kb, tmp_path / "kb")
 
 
 @pytest.fixture

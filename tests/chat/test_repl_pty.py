@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chat_helpers import KB_BIN, chat_env
+from tests.support.chat import KB_BIN, chat_env
 
 CITE = r"\[\d+\] ([\w./-]+\.md):L\d+"
 

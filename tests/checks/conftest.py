@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-SAMPLE_KB = Path(__file__).resolve().parents[2] / "sample_kb"
+from tests.support.sample import copy_indexed, copy_sample
 
 
 @pytest.fixture
 def kb(indexed_hash_kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private, already indexed (hash embedder) copy of sample_kb; the working directory is its root."""
-    root = tmp_path / "kb"
-    shutil.copytree(indexed_hash_kb, root, copy_function=shutil.copy2)  # copy2 keeps mtimes: the index stays fresh
+    root = copy_indexed(indexed_hash_kb, tmp_path / "kb")
     monkeypatch.setenv("KB_EMBEDDING_PROVIDER", "hash")
     monkeypatch.chdir(root)
     return root
@@ -23,7 +21,6 @@ def kb(indexed_hash_kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 @pytest.fixture
 def plain_kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of sample_kb without an index (`kb links` reads the files directly)."""
-    root = tmp_path / "plain"
-    shutil.copytree(SAMPLE_KB, root, ignore=shutil.ignore_patterns(".kb"))
+    root = copy_sample(tmp_path / "plain")
     monkeypatch.chdir(root)
     return root

@@ -8,6 +8,7 @@ import pytest
 
 from kb_agent.checks.spec import SpecError, load_spec, parse_spec
 from kb_agent.errors import ExitCode
+from tests.support.sample import SAMPLE_KB
 
 GOOD = """\
 version: 1
@@ -80,7 +81,7 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_sample_spec_is_valid() -> None:
-    spec = load_spec(Path(__file__).resolve().parents[2] / "sample_kb" / "kb-checks.yaml")
+    spec = load_spec(SAMPLE_KB / "kb-checks.yaml")
     assert len(spec.checks) >= 15
     assert sum(c.not_found for c in spec.checks) >= 3
     assert sum(any("\u4e00" <= ch <= "\u9fff" for ch in c.question) for c in spec.checks) >= 2

@@ -37,8 +37,7 @@ def test_symlinks(tmp_path: Path) -> None:
     assert reasons == {"out.md": "symlink points outside the knowledge base", "dangling.md": "broken or looping symlink"}
 
 
-def test_sample_kb_ignores_its_drafts() -> None:
-    root = Path(__file__).resolve().parents[2] / "sample_kb"
-    found = {rel for rel, _ in discover(root).files}
+def test_sample_kb_ignores_its_drafts(sample_kb: Path) -> None:
+    found = {rel for rel, _ in discover(sample_kb).files}
     assert "drafts/unfinished-idea.md" not in found and "scratch.tmp.md" not in found
     assert len(found) >= 40 and sum(1 for f in found if f.startswith("zh/")) >= 12

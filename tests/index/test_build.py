@@ -17,7 +17,7 @@ from kb_agent.errors import IndexCorrupt, IndexIncompatible, IndexLocked, IndexN
 from kb_agent.index.build import build_index
 from kb_agent.index.store import IndexReader
 from kb_agent.index.vectors import VectorStore
-from tests.conftest import hash_settings
+from tests.support.sample import hash_settings
 
 
 def _vector_count(root: Path) -> int:

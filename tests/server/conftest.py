@@ -3,15 +3,12 @@ the session, and an environment without the developer's KB_* settings."""
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # server_helpers, importable from the test modules
-from server_helpers import ChromaServer  # noqa: E402
+from tests.support.chroma_server import ChromaServer
 
 
 @pytest.fixture(scope="session")
@@ -24,11 +21,8 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaSe
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No KB_* from the developer's shell and no stray `.env`: each test says what it uses."""
-    for key in list(os.environ):
-        if key.startswith("KB_"):
-            monkeypatch.delenv(key)
+def _isolated_env(_isolated_env: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """On top of the session-wide scrubbing: the hash embedder, and each test in its own folder."""
     monkeypatch.setenv("KB_EMBEDDING_PROVIDER", "hash")
     monkeypatch.chdir(tmp_path)
 

@@ -10,13 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
-from server_helpers import AuthProxy, ChromaServer, copy_sample, dead_url, kb_cmd, kb_env, make_settings
 from typer.testing import CliRunner
 
 from kb_agent.cli import app
 from kb_agent.index.build import build_index
 from kb_agent.index.manifest import Catalog
 from kb_agent.index.vectors import VectorStore
+from tests.support.chroma_server import AuthProxy, ChromaServer, dead_url, kb_cmd, kb_env, make_settings
+from tests.support.sample import copy_sample
 
 runner = CliRunner()
 

@@ -7,7 +7,8 @@ import re
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.sample import kb_free_env
+
 KB_BIN = str(Path(sys.executable).with_name("kb"))
 SLOW_CHAT = str(Path(__file__).with_name("slow_chat.py"))
 # a fresh prompt: prompt_toolkit turns bracketed paste on, then draws "kb>" (the space is a cursor
@@ -19,7 +20,7 @@ _ANSI = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-9;?]*[A-Za-z]|\x
 
 
 def chat_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
+    env = kb_free_env()
     env.update({"KB_EMBEDDING_PROVIDER": "hash", "KB_LLM_PROVIDER": "none", "TERM": "xterm-256color",
                 "PROMPT_TOOLKIT_NO_CPR": "1", "PYTHONWARNINGS": "ignore"})
     env.update(extra)

@@ -1,10 +1,9 @@
-"""Helpers for the Chroma server-mode tests: a restartable real `chroma run`, sample_kb copies,
+"""Helpers for the Chroma server-mode tests: a restartable real `chroma run`, an auth proxy in front of it,
 settings and `kb` subprocess commands (the `hash` embedder throughout: these tests are about the store)."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -16,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from kb_agent.settings import Settings
+from tests.support.sample import hash_settings, kb_free_env
 
-REPO = Path(__file__).resolve().parents[2]
-SAMPLE_KB = REPO / "sample_kb"
 CHROMA_BIN = Path(sys.executable).parent / "chroma"
 
 
@@ -89,19 +87,14 @@ class ChromaServer:
         self.proc = None
 
 
-def copy_sample(dest: Path) -> Path:
-    shutil.copytree(SAMPLE_KB, dest)
-    return dest
-
-
 def make_settings(root: Path, chroma_url: str = "", **kw: object) -> Settings:
-    return Settings(_env_file=None, root=root, embedding_provider="hash", chroma_url=chroma_url, **kw)  # type: ignore[call-arg, arg-type]
+    settings: Settings = hash_settings(root, chroma_url=chroma_url, **kw)
+    return settings
 
 
 def kb_env(chroma_url: str = "") -> dict[str, str]:
     """Environment for a `kb` subprocess."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
-    env["KB_EMBEDDING_PROVIDER"] = "hash"
+    env = kb_free_env(KB_EMBEDDING_PROVIDER="hash")
     if chroma_url:
         env["KB_CHROMA_URL"] = chroma_url
     return env
