@@ -1,0 +1,149 @@
+"""Check the answer-level question sets mechanically and print their counts.
+
+    python scripts/evalsets/check_sets.py                      # every *.jsonl here, corpora from README defaults
+    python scripts/evalsets/check_sets.py fastapi.jsonl --corpus ../shared/eval/fastapi_docs
+
+Checks: ids unique; fields and values valid; gold files and lines exist; every must_contain item occurs
+in the gold lines (case- and whitespace-insensitive; a list item = any of its forms), or — for `file` and
+`mention` questions — names a gold file; a comparison has ≥ 2 gold ranges and must_contain[i] occurs in
+gold[i]; unanswerable rows have no gold and no must_contain. Exit 1 on any problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# ../shared/eval beside the repo, or beside the worktrees folder (/work/wt/<name> -> /work/shared)
+EVAL = next((p for p in (HERE.parents[2] / "shared" / "eval", HERE.parents[3] / "shared" / "eval") if p.is_dir()), HERE.parents[2] / "shared" / "eval")
+# set file -> default corpus root (the KB the questions are asked of)
+CORPORA = {
+    "fastapi.jsonl": EVAL / "fastapi_docs",
+    "runbooks.jsonl": Path("/work/evaldata/prometheus-runbooks"),
+}
+LANGS = {"en", "zh"}
+QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
+KINDS = {"howto", "lookup", "comparison", "mention", "file", "explain", "unanswerable"}
+PATH_KINDS = {"file", "mention"}
+
+
+def norm(s: str) -> str:
+    return re.sub(r"\s+", " ", s).strip().lower()
+
+
+def forms(item: str | list[str]) -> list[str]:
+    return [item] if isinstance(item, str) else list(item)
+
+
+def gold_text(root: Path, g: dict, cache: dict[str, list[str]]) -> str | None:
+    if g["path"] not in cache:
+        f = root / g["path"]
+        cache[g["path"]] = f.read_text(encoding="utf-8").split("\n") if f.is_file() else []
+    lines = cache[g["path"]]
+    if not (1 <= g["start_line"] <= g["end_line"] <= len(lines)):
+        return None
+    return "\n".join(lines[g["start_line"] - 1 : g["end_line"]])
+
+
+def check_row(r: dict, root: Path, cache: dict[str, list[str]]) -> list[str]:
+    errs: list[str] = []
+    for key, allowed in (("lang", LANGS), ("query_type", QUERY_TYPES), ("kind", KINDS), ("split", {"dev", "test"})):
+        if r.get(key) not in allowed:
+            errs.append(f"{key}={r.get(key)!r}")
+    if not isinstance(r.get("question"), str) or not r["question"].strip():
+        errs.append("empty question")
+    unans = r.get("kind") == "unanswerable"
+    if r.get("answerable") is unans:
+        errs.append("answerable disagrees with kind")
+    gold, must = r.get("gold", []), r.get("must_contain", [])
+    if unans:
+        if gold or must:
+            errs.append("unanswerable with gold/must_contain")
+        return errs
+    if not gold or not must:
+        errs.append("answerable without gold or must_contain")
+        return errs
+    texts = []
+    for g in gold:
+        t = gold_text(root, g, cache)
+        if t is None:
+            errs.append(f"gold {g['path']}:{g['start_line']}-{g['end_line']} does not exist")
+        texts.append(t or "")
+    gold_paths = {g["path"] for g in gold}
+    if r["kind"] == "comparison":
+        if len(gold) < 2 or len(must) < 2:
+            errs.append("comparison needs ≥ 2 gold ranges and ≥ 2 must_contain items")
+        if len({(g["path"], g["start_line"]) for g in gold}) < 2:
+            errs.append("comparison sides share one range")
+        for i, item in enumerate(must):
+            side = norm(texts[i]) if i < len(texts) else ""
+            if not any(norm(f) in side for f in forms(item)):
+                errs.append(f"side {i}: {item!r} not in gold[{i}]")
+        return errs
+    alltext = norm("\n".join(texts))
+    for item in must:
+        fs = forms(item)
+        if r["kind"] in PATH_KINDS and any(f in gold_paths or (root / f).is_file() for f in fs):
+            if not any(f in gold_paths for f in fs) and not any(Path(f).parts[1:] == Path(p).parts[1:] for f in fs for p in gold_paths):
+                errs.append(f"path {item!r} is not a gold file (nor its translation)")
+            continue
+        if not any(norm(f) in alltext for f in fs):
+            errs.append(f"{item!r} not in the gold lines")
+    return errs
+
+
+def check_file(path: Path, root: Path) -> tuple[list[dict], list[str]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    problems: list[str] = []
+    dup = [i for i, n in Counter(r.get("id") for r in rows).items() if n > 1]
+    if dup:
+        problems.append(f"duplicate ids: {dup}")
+    cache: dict[str, list[str]] = {}
+    for r in rows:
+        problems += [f"{r.get('id')}: {e}" for e in check_row(r, root, cache)]
+    return rows, problems
+
+
+def summary(rows: list[dict]) -> str:
+    out = [f"{len(rows)} questions; " + ", ".join(f"{k} {v}" for k, v in sorted(Counter(r['split'] for r in rows).items()))]
+    for split in ("dev", "test"):
+        sub = [r for r in rows if r["split"] == split]
+        c = Counter((r["lang"], r["kind"]) for r in sub)
+        langs = sorted({r["lang"] for r in rows})
+        out.append(f"  {split}: " + "; ".join(
+            f"{lang} {sum(v for (l2, _), v in c.items() if l2 == lang)} (" + ", ".join(f"{k} {c[(lang, k)]}" for k in sorted(KINDS) if c[(lang, k)]) + ")"
+            for lang in langs))
+    qt = Counter(r["query_type"] for r in rows)
+    out.append("  query types: " + ", ".join(f"{k} {v}" for k, v in sorted(qt.items())))
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sets", nargs="*", help="set files (default: every *.jsonl beside this script)")
+    ap.add_argument("--corpus", default=None, help="corpus root (default from the set's file name)")
+    a = ap.parse_args(argv)
+    files = [Path(s) if Path(s).exists() else HERE / s for s in a.sets] or sorted(HERE.glob("*.jsonl"))
+    bad = 0
+    for f in files:
+        root = Path(a.corpus) if a.corpus else CORPORA.get(f.name)
+        if root is None or not root.is_dir():
+            print(f"{f.name}: corpus {root} not found; pass --corpus", file=sys.stderr)
+            bad += 1
+            continue
+        rows, problems = check_file(f, root)
+        print(f"{f.name} ({root}): {summary(rows)}")
+        for p in problems:
+            print(f"  PROBLEM {p}")
+        bad += len(problems)
+    print("OK" if not bad else f"{bad} problem(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
