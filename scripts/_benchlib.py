@@ -5,6 +5,7 @@ Nothing here is part of the kb package; the scripts import it from their own fol
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -18,10 +19,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_EVAL_DIR = (REPO / ".." / "shared" / "eval").resolve()
+# ../shared/eval beside the repo; from a worktree (/work/wt/<name>) the one beside the worktrees folder
+DEFAULT_EVAL_DIR = next((p for p in ((REPO / ".." / "shared" / "eval").resolve(), (REPO / ".." / ".." / "shared" / "eval").resolve()) if p.is_dir()),
+                        (REPO / ".." / "shared" / "eval").resolve())
 DEFAULT_CACHE_DIR = Path(os.environ.get("KB_BENCH_CACHE", str((REPO / ".." / "bench-cache").resolve())))
 
-if str(REPO) not in sys.path:  # run as `python scripts/x.py` without installing kb
+# run as `python scripts/x.py` without installing kb; a venv that has kb_agent installed (e.g. another
+# worktree's `.venv/bin/python`) keeps its own kb_agent, so these scripts can measure that tree's code
+if importlib.util.find_spec("kb_agent") is None and str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 

