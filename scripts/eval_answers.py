@@ -8,7 +8,7 @@ prints it to a pipe) and the exit code is 0 when `answer.found`, else 1.
     python scripts/eval_answers.py runbooks --split test --corpus /work/evaldata/prometheus-runbooks
     python scripts/eval_answers.py fastapi --embedder hash --limit 10  # quick plumbing run
     python scripts/eval_answers.py rgb_zh --subset-queries 100         # RGB scoring, odd ids = test
-    python scripts/eval_answers.py cmrc2018 --sample 600               # seeded sample, odd index = test
+    python scripts/eval_answers.py cmrc2018                            # 300 seeded test questions (odd index)
     /work/wt/units/.venv/bin/python scripts/eval_answers.py fastapi --split dev   # measure another tree's kb_agent
 
 Question sets (scripts/evalsets/*.jsonl, format in scripts/evalsets/README.md): a question is *useful* when
@@ -19,8 +19,9 @@ span MRR@10 of `kb search` (hybrid, top 10; a hit is a result of ≤ 80 lines ov
 gold file in the top 5 (answerable questions; span MRR leaves out kind `file`, whose gold is only a title line), and the analyzer's query type against the label — per language, kind and query type.
 
 rgb_zh: RGB's own scoring — every answer item (any of its surface forms) appears in the answer; split by the
-id's number (even = dev, odd = test). cmrc2018: a seeded sample; the gold answer (any form) is contained;
-split by the parity of the question's line index in queries.jsonl. For both, the KB is one markdown file per
+id's number (even = dev, odd = test). cmrc2018: the gold answer (any annotator's form) is contained; split by
+the parity of the question's line index in queries.jsonl (even = dev, odd = test), a seeded sample of --sample
+(default 300) drawn from each. For both, the KB is one markdown file per
 passage (built and cached as scripts/eval_beir.py does; the same cache folder, so the index is shared).
 
 KB copies and indexes live under the bench cache (KB_BENCH_CACHE or --cache-dir); results JSON under
@@ -54,7 +55,7 @@ FILE_TOP = 5
 # "which file covers X" has no answering lines (its gold is the title line): judged by file in top 5 and the answer only
 NO_SPAN_KINDS = frozenset({"file"})
 CMRC_SEED = 20261126  # the cmrc2018 sample is fixed by this seed
-CMRC_DEFAULT_SAMPLE = 600  # ~300 of them have an odd index (test)
+CMRC_DEFAULT_SAMPLE = 300  # questions per split (the issue asks for a fixed sample of at least 300)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -68,7 +69,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--limit", type=int, default=0, help="only the first N questions of the split (plumbing)")
     ap.add_argument("--ids", default="", help="comma-separated question ids to run (debugging)")
     ap.add_argument("--subset-queries", type=int, default=0, help="rgb_zh: the corpus is the judged passages of the first N queries (as eval_beir.py); questions are those N")
-    ap.add_argument("--sample", type=int, default=CMRC_DEFAULT_SAMPLE, help="cmrc2018: size of the seeded sample before the parity split")
+    ap.add_argument("--sample", type=int, default=CMRC_DEFAULT_SAMPLE, help="cmrc2018: seeded sample size per split (dev = even line index, test = odd)")
     ap.add_argument("--json", dest="json_out", default=None, help="write per-question results to this file")
     ap.add_argument("--no-search", action="store_true", help="skip the `kb search` metrics (span MRR, file in top 5)")
     return ap.parse_args(argv)
@@ -345,9 +346,12 @@ def qa_questions(a: argparse.Namespace, data: Path) -> tuple[list[dict], list[di
                     judged |= set(r)
         docs = [d for d in docs if d["_id"] in judged]
         tag += f"-sub{a.subset_queries}"
-    if a.dataset == "cmrc2018":
-        keep = sorted(random.Random(CMRC_SEED).sample(range(len(queries)), min(a.sample, len(queries))))
-        queries = [queries[i] for i in keep]
+    if a.dataset == "cmrc2018":  # a seeded sample of N per split, drawn from each parity class separately
+        keep: list[int] = []
+        for parity in (0, 1):
+            pool = list(range(parity, len(queries), 2))
+            keep += random.Random(f"{CMRC_SEED}-{parity}").sample(pool, min(a.sample, len(pool)))
+        queries = [queries[i] for i in sorted(keep)]
     return queries, docs, tag
 
 
@@ -407,7 +411,7 @@ def run_qa(a: argparse.Namespace, cache: Path) -> dict:
                        [("all", s["n"], frac(results, "useful"), frac(results, "contained"), frac([{"r": not x["found"]} for x in results], "r"),
                          frac(results, "citations_valid"), s["passage_mrr10"], frac([x for x in results if "doc_top5" in x], "doc_top5"))])
     what = f"{len(docs)} passages" + (f" (judged passages of the first {a.subset_queries} queries)" if a.subset_queries else "")
-    sample = f", seeded sample of {a.sample} (seed {CMRC_SEED})" if a.dataset == "cmrc2018" else ""
+    sample = f", seeded sample of {a.sample} per split (seed {CMRC_SEED})" if a.dataset == "cmrc2018" else ""
     title = f"{a.dataset} ({a.split}{sample}, {len(results)} questions, {what}, {idx['chunks']} chunks, embedder {a.embedder})"
     return {"title": title, "table": table, "results": results, "index": idx, "summary": s}
 
