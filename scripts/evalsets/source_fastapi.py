@@ -38,7 +38,7 @@ Q: list[tuple] = [
     ("en", "conceptual", "howto", "how do I install what's needed to receive form fields?",
      [("en/tutorial/request-forms.md", "$ uv add python-multipart")], ["python-multipart"]),
     ("en", "conceptual", "howto", "How do I run my test suite?",
-     [("en/tutorial/testing.md", "$ uv run pytest")], ["uv run pytest"]),
+     [("en/tutorial/testing.md", "$ uv run pytest"), ("en/advanced/async-tests.md", "$ uv run pytest")], ["uv run pytest"]),
     ("en", "exact", "howto", "how to turn off syntax highlighting in Swagger UI",
      [("en/how-to/configure-swagger-ui.md", "setting `syntaxHighlight` to `False`")], ["syntaxHighlight"]),
     ("en", "conceptual", "howto", "How do I produce a requirements.txt from my uv project for the Docker build?",
@@ -46,7 +46,7 @@ Q: list[tuple] = [
     ("en", "conceptual", "howto", "How can I serve an existing Flask app inside my FastAPI application?",
      [("en/advanced/wsgi.md", "uv add a2wsgi", "import `WSGIMiddleware` from `a2wsgi`")], ["a2wsgi", "WSGIMiddleware"]),
     ("en", "exact", "howto", "How do I point the fastapi command at backend/main.py in pyproject.toml?",
-     [(CLI, 'entrypoint = "backend.main:app"')], ['entrypoint = "backend.main:app"']),
+     [(CLI, 'entrypoint = "backend.main:app"'), ("en/tutorial/first-steps.md", 'entrypoint = "backend.main:app"')], ['entrypoint = "backend.main:app"']),
     # ---------------- English: lookups ----------------
     ("en", "exact", "lookup", "What's the default minimum_size of GZipMiddleware?",
      [("en/advanced/middleware.md", "* `minimum_size`")], ["500"]),
@@ -63,7 +63,8 @@ Q: list[tuple] = [
     ("en", "exact", "lookup", "Which library do the docs recommend for GraphQL?",
      [("en/how-to/graphql.md", "is the **recommended** library")], ["Strawberry"]),
     ("en", "exact", "lookup", "what URL is the OpenAPI schema served at by default?",
-     [("en/how-to/conditional-openapi.md", 'same default of `"/openapi.json"`')], ["/openapi.json"]),
+     [("en/how-to/conditional-openapi.md", 'same default of `"/openapi.json"`'),
+      ("en/tutorial/metadata.md", "By default, the OpenAPI schema is served at `/openapi.json`.")], ["/openapi.json"]),
     # ---------------- English: comparisons (one gold range and one phrase per side) ----------------
     ("en", "conceptual", "comparison", "What's the difference between fastapi dev and fastapi run?",
      [(CLI, "Running `fastapi dev` initiates development mode.", "It also listens on the IP address `127.0.0.1`"),
@@ -121,7 +122,9 @@ Q: list[tuple] = [
     ("en", "conceptual", "explain", "Why would I put a termination proxy in front of fastapi run?",
      [(CLI, 'have a "termination proxy" handling HTTPS')], ["handling HTTPS"]),
     ("en", "conceptual", "explain", "On Kubernetes, should each container run several Uvicorn workers?",
-     [(DOCKER, "You would want to have just a **single Uvicorn process** per container")], ["single Uvicorn process"]),
+     [(DOCKER, "You would want to have just a **single Uvicorn process** per container"),
+      (WORKERS, "you will probably **not** want to use workers and instead run **a single Uvicorn process per container**"),
+      (DOCKER, "running **a single Uvicorn process** instead of using multiple Uvicorn workers")], ["single Uvicorn process"]),
     # ---------------- English: unanswerable (plausible, but the docs do not say) ----------------
     ("en", "conceptual", "unanswerable", "How do I enable HTTP/3 (QUIC) in the FastAPI server?", [], []),
     ("en", "exact", "unanswerable", "What is the default maximum upload file size in bytes?", [], []),

@@ -22,7 +22,8 @@ R = "content/runbooks/"
 Q: list[tuple] = [
     # ---------------- how do I (command) ----------------
     ("en", "conceptual", "howto", "How do I defragment the etcd database?",
-     [(R + "etcd/etcdBackendQuotaLowSpace.md", "$ etcdctl defrag")], ["etcdctl defrag"]),
+     [(R + "etcd/etcdBackendQuotaLowSpace.md", "$ etcdctl defrag"), (R + "etcd/etcdGRPCRequestsSlow.md", "$ etcdctl defrag"),
+      (R + "etcd/etcdHighFsyncDurations.md", "$ etcdctl defrag")], ["etcdctl defrag"]),
     ("en", "conceptual", "howto", "how can I see the DB size of each etcd endpoint",
      [(R + "etcd/etcdBackendQuotaLowSpace.md", "$ etcdctl endpoint status -w table")], ["etcdctl endpoint status -w table"]),
     ("en", "conceptual", "howto", "The kubelet is down and I have SSH to the node. How do I read its logs?",
@@ -40,7 +41,8 @@ Q: list[tuple] = [
     ("en", "conceptual", "howto", "How can I check inode usage on a node's mount point?",
      [(R + "node/NodeFilesystemFilesFillingUp.md", "$ oc debug \"node/$NODE_NAME\"", "$ df -hi \"/host/$MOUNT_POINT\"")], ["df -hi"]),
     ("en", "conceptual", "howto", "How do I check etcd member health?",
-     [(R + "etcd/etcdMembersDown.md", "$ etcdctl endpoint health -w table")], ["etcdctl endpoint health -w table"]),
+     [(R + "etcd/etcdMembersDown.md", "$ etcdctl endpoint health -w table"), (R + "etcd/etcdInsufficientMembers.md", "$ etcdctl endpoint health -w table")],
+     ["etcdctl endpoint health -w table"]),
     ("en", "exact", "howto", "KubeAPIDown: what commands check the apiserver pods?",
      [(R + "kubernetes/KubeAPIDown.md", "$ kubectl cluster-info", "$ kubectl -n kube-system logs -l 'component=kube-apiserver'")],
      ["kubectl -n kube-system logs -l 'component=kube-apiserver'"]),
@@ -99,7 +101,8 @@ Q: list[tuple] = [
     ("en", "conceptual", "unanswerable", "How do I silence an alert with amtool for two hours?", [], []),
     # ---------------- Chinese questions over the English runbooks ----------------
     ("zh", "conceptual", "howto", "怎么对 etcd 做碎片整理？",
-     [(R + "etcd/etcdBackendQuotaLowSpace.md", "$ etcdctl defrag")], ["etcdctl defrag"]),
+     [(R + "etcd/etcdBackendQuotaLowSpace.md", "$ etcdctl defrag"), (R + "etcd/etcdGRPCRequestsSlow.md", "$ etcdctl defrag"),
+      (R + "etcd/etcdHighFsyncDurations.md", "$ etcdctl defrag")], ["etcdctl defrag"]),
     ("zh", "conceptual", "howto", "如何查看 kubelet 日志？",
      [(R + "kubernetes/KubeletDown.md", "$ journalctl -b -f -u kubelet.service")], ["journalctl -b -f -u kubelet.service"]),
     ("zh", "exact", "lookup", "TargetDown 告警阈值是多少？",
