@@ -235,7 +235,7 @@ def score_set_row(r: dict, res: dict, hits: list[dict] | None, root: Path) -> di
     if hits is not None and r["answerable"]:
         gold_paths = {g["path"] for g in r["gold"]}
         frank = next((i for i, h in enumerate(hits, 1) if h["path"] in gold_paths), 0)
-        out.update(file_rank=frank, file_top5=0 < frank <= FILE_TOP, top_hits=[f"{h['path']}:L{h['start_line']}-L{h['end_line']}" for h in hits[:5]])
+        out.update(file_rank=frank, file_top5=0 < frank <= FILE_TOP, top_hits=[f"{h['path']}:L{h['start_line']}-L{h['end_line']}" for h in hits])
         if r["kind"] not in NO_SPAN_KINDS:
             rank = span_rank(hits, r["gold"])
             out.update(span_rank=rank, span_rr=1.0 / rank if rank else 0.0)
