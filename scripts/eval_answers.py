@@ -16,7 +16,8 @@ it is answerable, the exit code is 0 and the printed answer contains every `must
 whitespace-insensitive; a list item = any form). Unanswerable: useful when the answer is "not found" (exit 1).
 Also: answerable refused, citation validity (every footnote's lines exist in the file and contain its quote),
 span MRR@10 of `kb search` (hybrid, top 10; a hit is a result of ≤ 80 lines overlapping a gold range) and
-gold file in the top 5 (answerable questions; span MRR leaves out kind `file`, whose gold is only a title line), and the analyzer's query type against the label — per language, kind and query type.
+gold file in the top 5 (answerable questions; span MRR leaves out kind `file`, whose gold is only a title line), and the
+deterministic analyzer's query type (`analyze_question`) against the label — per language, kind and query type.
 
 rgb_zh: RGB's own scoring — every answer item (any of its surface forms) appears in the answer; split by the
 id's number (even = dev, odd = test). cmrc2018: the gold answer (any annotator's form) is contained; split by
@@ -157,6 +158,17 @@ def ask(engine, question: str) -> dict:  # type: ignore[no-untyped-def]
     }
 
 
+def analyzer_type(question: str, routed: str) -> str:
+    """The deterministic analyzer's query type for the question (the route the agent took if it moved)."""
+    try:
+        from kb_agent.agent.analyzer import analyze_question
+        from kb_agent.retrieval.query import clean_query
+
+        return str(analyze_question(clean_query(question)).query_type)
+    except Exception:  # noqa: BLE001 — another tree may have moved the analyzer; fall back to the route
+        return routed
+
+
 def search(retriever, question: str) -> list[dict]:  # type: ignore[no-untyped-def]
     """`kb search QUESTION` (hybrid, top 10), as the CLI runs it."""
     from kb_agent.errors import KbError
@@ -228,7 +240,7 @@ def score_set_row(r: dict, res: dict, hits: list[dict] | None, root: Path) -> di
         "id": r["id"], "lang": r["lang"], "kind": r["kind"], "label": r["query_type"], "question": r["question"],
         "answerable": r["answerable"], "useful": useful, "found": found, "exit": res["exit"],
         "citations_valid": not cit, "n_citations": len(res["citations"]), "query_type": res["query_type"],
-        "qtype_agree": res["query_type"] == r["query_type"], "confidence": res.get("confidence"), "seconds": res["seconds"],
+        "analyzer_type": (atype := analyzer_type(r["question"], res["query_type"])), "qtype_agree": atype == r["query_type"], "confidence": res.get("confidence"), "seconds": res["seconds"],
         "answer_chars": len(res["text"]), "reasons": reasons, "answer": res["text"], "citations": res["citations"],
         "must_contain": r["must_contain"], "gold": r["gold"],
     }
