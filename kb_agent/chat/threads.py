@@ -86,7 +86,7 @@ def turn(state: ChatState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     ctx.answer = answer
     sources = tuple(c.location for c in answer.citations)
     memory = memory.remember(turn_from(condensed, answer.text, sources), summarize=ctx.summarize)
-    from kb_agent.agent.answer import citation_dict
+    from kb_agent.render.json import citation_dict
 
     last = {
         "question": question, "standalone": condensed.question, "condense": condensed.method, "note": condensed.note,

@@ -50,9 +50,9 @@ class KbGroup(typer.core.TyperGroup):
 
 
 def _escape(text: str) -> str:
-    from rich.markup import escape
+    from kb_agent.render.safe import safe_markup
 
-    return escape(text)
+    return safe_markup(text)
 
 
 _DEBUG = {"on": False}

@@ -1,37 +1,24 @@
-"""Shared CLI pieces: consoles, the --kb option, settings loading and filter parsing."""
+"""Shared CLI pieces: the --kb option, settings loading, filter parsing and writing `-o` report files."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-if TYPE_CHECKING:
-    from rich.console import Console
+from kb_agent.render.console import err_console, out_console
 
+if TYPE_CHECKING:
     from kb_agent.settings import Settings
+
+__all__ = ["JsonOption", "KbOption", "err_console", "lingering_worker_threads", "load_settings", "out_console", "parse_filters", "refuse_output", "write_report"]
 
 KbOption = Annotated[
     Optional[Path],
     typer.Option("--kb", help="Knowledge-base folder (default: $KB_ROOT, else the nearest folder with .kb/, else the current one).", show_default=False),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
-
-
-@lru_cache(maxsize=1)
-def err_console() -> Console:
-    from rich.console import Console
-
-    return Console(stderr=True)
-
-
-@lru_cache(maxsize=1)
-def out_console() -> Console:
-    from rich.console import Console
-
-    return Console()
 
 
 def load_settings(kb: Path | None, **overrides: object) -> Settings:
@@ -67,3 +54,55 @@ def lingering_worker_threads() -> bool:
     import threading
 
     return any(t.is_alive() and t.name.startswith("kb-step") for t in threading.enumerate())
+
+
+def refuse_output(path: Path, *, root: Path, spec: Path | None = None) -> None:
+    """Refuse a `-o FILE` target a report must not replace (checked before the work, and again on write).
+
+    Refused: the spec file, any existing file inside the KB root (a report must never replace a
+    document), and any existing path that is not a regular file (a FIFO would block, a device or a
+    directory is not a report). A new file, or a regular file outside the KB, is fine.
+
+    Raises:
+        UsageError: the target is refused (exit 2).
+    """
+    from kb_agent.errors import UsageError
+    from kb_agent.render.safe import safe_text
+
+    shown = safe_text(str(path), one_line=True)
+    target = path.resolve()
+    if spec is not None and target == spec.resolve():
+        raise UsageError(f"refusing to write the report over the spec file {shown}", hint="choose another -o FILE")
+    if target.exists() and target.is_relative_to(root.resolve()):
+        raise UsageError(f"refusing to write the report over {shown}: it is inside the knowledge base", hint="write the report outside the KB, or to a new file")
+    if target.exists() and not target.is_file():
+        raise UsageError(f"refusing to write the report to {shown}: not a regular file", hint="-o takes the path of a regular file")
+
+
+def write_report(path: Path, text: str, *, root: Path, spec: Path | None = None) -> None:
+    """Write a `-o FILE` report after `refuse_output`; the open never blocks and never follows into a non-regular file.
+
+    Raises:
+        UsageError: the target is refused or cannot be written.
+    """
+    import os
+    import stat
+
+    from kb_agent.errors import UsageError
+    from kb_agent.render.safe import safe_text
+
+    refuse_output(path, root=root, spec=spec)
+    shown = safe_text(str(path), one_line=True)
+    try:
+        # O_NONBLOCK: a FIFO swapped in after the check fails or opens at once, never waits for a reader
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as e:
+        raise UsageError(f"cannot write {shown}: {e.strerror or e}", hint="-o takes the path of a regular file") from None
+    with os.fdopen(fd, "wb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UsageError(f"refusing to write the report to {shown}: not a regular file", hint="-o takes the path of a regular file")
+        try:
+            f.truncate(0)
+            f.write(text.encode("utf-8"))
+        except OSError as e:
+            raise UsageError(f"cannot write {shown}: {e.strerror or e}") from None

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
@@ -14,6 +12,7 @@ from kb_agent.cli._common import JsonOption, KbOption, err_console, load_setting
 
 if TYPE_CHECKING:
     from kb_agent.agent.answer import Answer
+    from kb_agent.settings import Settings
 
 TOOL_CHOICES = ("auto", "hybrid", "grep", "vector", "files", "related")
 
@@ -42,35 +41,40 @@ def ask_command(
     if question == "-":
         question = sys.stdin.read()
     try:
-        answer = _run(question, kb, tool, parse_filters(tag, path), max_iterations, allow_general, require_fresh, events=events, human=not (json_out or events))
+        settings = load_settings(kb)
+        answer = _run(question, settings, tool, parse_filters(tag, path), max_iterations, allow_general, require_fresh, events=events, human=not (json_out or events))
     except KbError as e:
         if events:
             _event({"type": "error", "message": e.message, "hint": e.hint, "exit_code": int(e.exit_code)})
         raise
     if json_out:
-        from kb_agent.agent.answer import answer_to_dict
+        from kb_agent.render.json import answer_dict, dumps
 
-        typer.echo(json.dumps(answer_to_dict(answer), ensure_ascii=False, indent=2))
+        typer.echo(dumps(answer_dict(answer)))
     elif events:
-        _emit_result_events(answer)
+        from kb_agent.render.json import answer_events
+
+        for payload in answer_events(answer):
+            _event(payload)
     else:
-        _render(answer)
+        from kb_agent.render.answer import render_answer, render_trace
+
+        render_answer(answer, out=out_console(), err=err_console(), root=settings.kb_root())
         if trace:
-            _render_trace(answer)
+            render_trace(answer, err_console())
     if not answer.found:
         raise typer.Exit(int(ExitCode.NOT_FOUND))
 
 
-def _run(question: str, kb: Path | None, tool: str, filters: Any, max_iterations: int | None, allow_general: bool,
+def _run(question: str, settings: Settings, tool: str, filters: Any, max_iterations: int | None, allow_general: bool,
          require_fresh: bool, *, events: bool, human: bool) -> Answer:
     from kb_agent.agent.engine import Engine
+    from kb_agent.render.live import LiveStatus
 
-    settings = load_settings(kb)
-    _ROOT["root"] = settings.kb_root()
     if require_fresh:
         _check_fresh(settings)
-    status = _Status() if human and err_console().is_terminal else None
-    on_event = _event if events else (status.update if status else None)
+    status = LiveStatus(err_console()) if human and err_console().is_terminal else None
+    on_event = _event if events else (status.on_event if status else None)
     try:
         with Engine(settings) as engine:
             if status:
@@ -94,106 +98,9 @@ def _check_fresh(settings: Any) -> None:
         )
 
 
-class _Status:
-    """The live stderr status line: current node and step; a token count while the model writes."""
-
-    def __init__(self) -> None:
-        self._status: Any = None
-        self._tokens = 0
-
-    def start(self) -> None:
-        self._status = err_console().status("[dim]starting…[/]", spinner="dots")
-        self._status.start()
-
-    def stop(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
-
-    def update(self, event: dict[str, Any]) -> None:
-        if self._status is None:
-            return
-        from rich.markup import escape
-
-        if event.get("type") == "token":
-            self._tokens += 1
-            self._status.update(f"synthesize: the model is writing… ({self._tokens} tokens)")
-            return
-        node = event.get("node", "")
-        if event.get("status") == "start":
-            step = f" {event['step']} {event.get('tool', '')}({escape(str(event.get('input', ''))[:40])!r})" if "step" in event else ""
-            it = f" [{event['iteration']}]" if event.get("iteration") else ""
-            self._status.update(f"{node}{it}{step}…")
-
-
 def _event(payload: dict[str, Any]) -> None:
+    from kb_agent.render.json import dumps
+
     if payload.get("type") == "token":
         return  # the verified message is sent whole; unverified tokens never reach a program
-    typer.echo(json.dumps(payload, ensure_ascii=False, default=str))
-
-
-def _emit_result_events(answer: Answer) -> None:
-    from kb_agent.agent.answer import answer_to_dict, citation_dict
-
-    doc = answer_to_dict(answer)
-    _event({"type": "message", "text": answer.text, "answer_source": answer.answer_source})
-    _event({"type": "references", "citations": [citation_dict(c) for c in answer.citations]})
-    meta = {k: v for k, v in doc.items() if k not in ("answer", "citations")}
-    _event({"type": "metadata", **meta})
-
-
-def _render(answer: Answer) -> None:
-    from kb_agent.agent.citations import strip_footer
-
-    con = out_console()
-    if not con.is_terminal:
-        typer.echo(answer.text)
-    else:
-        from rich.markdown import Markdown
-        from rich.markup import escape
-
-        con.print(Markdown(strip_footer(answer.text)))
-        if answer.citations:
-            con.print("[dim]---[/]")
-            root = _root_for_links()
-            for c in answer.citations:
-                target = (root / c.path).resolve().as_uri() if root else None
-                label = escape(c.location)
-                con.print(f"[{c.n}] " + (f"[link={target}]{label}[/link]" if target else label), highlight=False, soft_wrap=True)
-    if answer.answer_source == "llm_fallback":
-        err_console().print(f"[yellow]note:[/] not from the knowledge base ({answer.fallback_reason})")
-    elif answer.answer_source == "none":
-        err_console().print(f"[dim]not found: {answer.fallback_reason}[/]")
-
-
-# the KB root of this invocation, for file:// links in footnotes
-_ROOT: dict[str, Path | None] = {"root": None}
-
-
-def _root_for_links() -> Path | None:
-    return _ROOT["root"]
-
-
-def _render_trace(answer: Answer) -> None:
-    con = err_console()
-    from rich.markup import escape
-
-    con.print("[bold]trace[/]")
-    in_retrieve = False
-    for ev in answer.trace:
-        sub = ev.node in ("analyze_and_route", "plan", "tool_exec", "grade_evidence")
-        if sub and not in_retrieve:
-            con.print("  retrieve")
-        in_retrieve = sub
-        pad = "    " if sub else "  "
-        it = f" [{ev.iteration}]" if sub else ""
-        calls = f" · {ev.model_calls} model call{'s' if ev.model_calls != 1 else ''}" if ev.model_calls else ""
-        con.print(f"{pad}{ev.node}{it}  {ev.duration_ms:.1f} ms{calls}  [dim]{escape(ev.detail)}[/]", highlight=False, soft_wrap=True)
-        for r in ev.steps:
-            con.print(f"{pad}  {r.step_id} {r.tool}({escape(r.tool_input)!r})  {r.status}  {r.duration_ms:.1f} ms  [dim]{escape(r.output_summary)}[/]"
-                      + (f"  [red]{escape(r.error or '')}[/]" if r.error else ""), highlight=False, soft_wrap=True)
-            for s in r.sub_steps:
-                con.print(f"{pad}    {s.tool} {escape(s.input)!r}  {s.duration_ms:.1f} ms  {s.hits} hits" + (f"  [red]{escape(s.error)}[/]" if s.error else ""), highlight=False, soft_wrap=True)
-        for note in ev.notes:
-            con.print(f"{pad}  [yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
-    con.print(f"  total  {answer.timings.get('total', 0.0):.1f} ms · {answer.model_calls} model calls · stop: {answer.stop_reason}", highlight=False, soft_wrap=True)
+    typer.echo(dumps(payload, indent=None))

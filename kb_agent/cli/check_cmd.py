@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Annotated, Optional, cast
 import typer
 
 from kb_agent.cli import app
-from kb_agent.cli._common import KbOption, err_console, load_settings
+from kb_agent.cli._common import KbOption, err_console, load_settings, refuse_output, write_report
 
 if TYPE_CHECKING:
-    from kb_agent.checks.report import Format
+    from kb_agent.render.report import Format
     from kb_agent.checks.run import CheckResult
 
 DEFAULT_SPEC = "kb-checks.yaml"
@@ -29,7 +29,7 @@ def check_command(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="human: show answers and citations of passing checks too.")] = False,
 ) -> None:
     """Check that the KB still answers a spec's questions, citing the right files (exit 0 pass, 1 fail, 2 bad spec, 3 stale index)."""
-    from kb_agent.checks.report import FORMATS, display_path, render_run
+    from kb_agent.render.report import FORMATS, display_path, render_run
     from kb_agent.checks.run import ensure_fresh_index, run_checks
     from kb_agent.checks.spec import load_spec
     from kb_agent.errors import ExitCode, UsageError
@@ -39,6 +39,8 @@ def check_command(
     settings = load_settings(kb)
     root = settings.kb_root()
     spec_path = spec if spec is not None else root / DEFAULT_SPEC
+    if output is not None:
+        refuse_output(output, root=root, spec=spec_path)
     checks = load_spec(spec_path, display=display_path(spec_path))
     ensure_fresh_index(settings, reindex=index)
     con = err_console()
@@ -57,17 +59,8 @@ def check_command(
     prefix = display_path(root)
     text = render_run(run, cast("Format", fmt), kb_prefix=prefix, timings=timings, verbose=verbose)
     if output is not None:
-        write_report(output, text)
+        write_report(output, text, root=root, spec=spec_path)
         text = render_run(run, "human", kb_prefix=prefix, timings=timings, verbose=verbose)
     typer.echo(text, nl=False)
     if not run.ok:
         raise typer.Exit(int(ExitCode.NOT_FOUND))
-
-
-def write_report(path: Path, text: str) -> None:
-    from kb_agent.errors import UsageError
-
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None

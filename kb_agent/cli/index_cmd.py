@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kb_agent.cli import app
-from kb_agent.cli._common import JsonOption, KbOption, err_console, load_settings
+from kb_agent.cli._common import JsonOption, KbOption, err_console, load_settings, out_console
 
 if TYPE_CHECKING:
     from kb_agent.types import IndexReport
@@ -63,43 +62,12 @@ def _with_progress(settings: object, rebuild: bool, wait: float) -> IndexReport:
         return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=on_progress)  # type: ignore[arg-type]
 
 
-def report_dict(report: IndexReport) -> dict[str, object]:
-    return {
-        "root": report.root,
-        "checked_only": report.checked_only,
-        "stale": report.stale,
-        "indexed": list(report.indexed),
-        "updated": list(report.updated),
-        "unchanged": report.unchanged,
-        "removed": list(report.removed),
-        "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
-        "chunks_total": report.chunks_total,
-        "chunks_embedded": report.chunks_embedded,
-        "duration_s": round(report.duration_s, 3),
-    }
-
-
 def _emit(report: IndexReport, json_out: bool) -> None:
     if json_out:
-        typer.echo(json.dumps(report_dict(report), ensure_ascii=False, indent=2))
-        return
-    from rich.markup import escape
+        from kb_agent.render.json import dumps, index_report_dict
 
-    con = err_console()
-    if report.checked_only:
-        if not report.stale:
-            con.print(f"[green]index is fresh[/] ({report.unchanged} files)")
-        for label, paths in (("new", report.indexed), ("changed", report.updated), ("deleted", report.removed)):
-            for p in paths:
-                typer.echo(f"{label}\t{p}")
-        if report.stale:
-            con.print(f"[yellow]index is stale[/]: {len(report.indexed)} new, {len(report.updated)} changed, {len(report.removed)} deleted — run `kb index`")
+        typer.echo(dumps(index_report_dict(report)))
         return
-    con.print(
-        f"[bold green]indexed[/] {len(report.indexed)} new · {len(report.updated)} updated · {report.unchanged} unchanged · "
-        f"{len(report.removed)} removed · {len(report.skipped)} skipped — {report.chunks_total} chunks "
-        f"({report.chunks_embedded} embedded) in {report.duration_s:.1f} s",
-        highlight=False,
-    )
-    for s in report.skipped:
-        con.print(f"  [yellow]skipped[/] {escape(s.path)}: {escape(s.reason)}", highlight=False)
+    from kb_agent.render.index import render_index_report
+
+    render_index_report(report, out=out_console(), err=err_console())

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Annotated, Optional, cast
 import typer
 
 from kb_agent.cli import app
-from kb_agent.cli._common import KbOption, load_settings
+from kb_agent.cli._common import KbOption, load_settings, refuse_output, write_report
 
 if TYPE_CHECKING:
-    from kb_agent.checks.report import Format
+    from kb_agent.render.report import Format
 
 
 @app.command("links")
@@ -23,18 +23,19 @@ def links_command(
 ) -> None:
     """Check every relative link, heading anchor and [[wikilink]] in the KB's files (no index needed)."""
     from kb_agent.checks.links import check_links
-    from kb_agent.checks.report import FORMATS, display_path, render_links
-    from kb_agent.cli.check_cmd import write_report
+    from kb_agent.render.report import FORMATS, display_path, render_links
     from kb_agent.errors import ExitCode, UsageError
 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}", hint=f"choose one of: {', '.join(FORMATS)}")
     root = load_settings(kb).kb_root()
+    if output is not None:
+        refuse_output(output, root=root)
     report = check_links(root)
     prefix = display_path(root)
     text = render_links(report, cast("Format", fmt), kb_prefix=prefix, timings=timings)
     if output is not None:
-        write_report(output, text)
+        write_report(output, text, root=root)
         text = render_links(report, "human", kb_prefix=prefix, timings=timings)
     typer.echo(text, nl=False)
     if not report.ok:

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from kb_agent.cli import app
-from kb_agent.cli._common import JsonOption, KbOption, load_settings, out_console, parse_filters
-
-if TYPE_CHECKING:
-    from kb_agent.types import Evidence
+from kb_agent.cli._common import JsonOption, KbOption, err_console, load_settings, out_console, parse_filters
 
 TOOL_CHOICES = ("hybrid", "grep", "vector", "files", "related", "auto")
 
@@ -51,9 +47,13 @@ def search_command(
         else:
             hits = r.search(chosen, q, k=k, filters=filters)  # type: ignore[arg-type]
     if json_out:
-        typer.echo(json.dumps({"query": q, "tool": chosen, "results": [evidence_dict(i, ev, explain=True) for i, ev in enumerate(hits, 1)]}, ensure_ascii=False, indent=2))
+        from kb_agent.render.json import dumps, evidence_dict
+
+        typer.echo(dumps({"query": q, "tool": chosen, "results": [evidence_dict(ev, rank=i, explain=True) for i, ev in enumerate(hits, 1)]}))
     else:
-        render_hits(q, hits, explain=explain, root=str(settings.kb_root()))
+        from kb_agent.render.search import render_hits
+
+        render_hits(q, hits, explain=explain, root=settings.kb_root(), out=out_console(), err=err_console())
     if not hits:
         raise typer.Exit(int(ExitCode.NOT_FOUND))
 
@@ -66,51 +66,3 @@ def _auto_tool(q: str) -> str:
     route = analyze(q)
     table = {"exact": "grep", "conceptual": "hybrid", "relational": "related", "file_discovery": "files"}
     return table.get(str(getattr(route, "query_type", "conceptual")), "hybrid")
-
-
-def evidence_dict(rank: int, ev: Evidence, *, explain: bool = False) -> dict[str, object]:
-    d: dict[str, object] = {
-        "rank": rank, "path": ev.path, "start_line": ev.start_line, "end_line": ev.end_line, "location": ev.location,
-        "heading_path": list(ev.heading_path), "score": ev.score, "tool": ev.tool, "text": ev.text,
-    }
-    if explain:
-        d["explain"] = ev.explain
-    return d
-
-
-def render_hits(query: str, hits: list[Evidence], *, explain: bool, root: str) -> None:
-    from rich.markup import escape
-    from rich.text import Text
-
-    from kb_agent.cli._common import err_console
-    from kb_agent.index.tokenize import tokenize
-
-    con = out_console()
-    if not hits:
-        err_console().print(f"no results for {escape(query)!s}", highlight=False)
-        return
-    words = sorted({w for w in query.split() if len(w) > 2} | {t for t in tokenize(query, drop_stopwords=True) if len(t) > 2}, key=len, reverse=True)
-    for i, ev in enumerate(hits, 1):
-        head = Text()
-        head.append(f"{i:>2}. ", style="dim")
-        head.append(ev.location, style=f"bold cyan link file://{root}/{ev.path}")
-        head.append(f"  {ev.score:.4g}", style="dim")
-        if ev.heading_path:
-            head.append("  " + " › ".join(ev.heading_path), style="magenta")
-        con.print(head)
-        snippet = Text(_snippet(ev.text, words))
-        for w in words:
-            snippet.highlight_words([w], style="bold yellow", case_sensitive=False)
-        con.print(snippet, style="", highlight=False)
-        if explain and ev.explain:
-            con.print(Text("    explain: " + json.dumps(ev.explain, ensure_ascii=False), style="dim"))
-    del escape
-
-
-def _snippet(text: str, words: list[str], max_lines: int = 4) -> str:
-    lines = [ln for ln in text.split("\n")]
-    low = [ln.lower() for ln in lines]
-    hit = next((i for i, ln in enumerate(low) if any(w.lower() in ln for w in words)), 0)
-    start = max(0, hit - 1)
-    chosen = [ln[:200] for ln in lines[start : start + max_lines]]
-    return "\n".join("    " + ln for ln in chosen)

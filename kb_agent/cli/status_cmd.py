@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import typer
 
 from kb_agent.cli import app
@@ -18,17 +16,10 @@ def status_command(kb: KbOption = None, json_out: JsonOption = False) -> None:
     settings = load_settings(kb)
     st = collect_status(settings)
     if json_out:
-        typer.echo(json.dumps(st, ensure_ascii=False, indent=2))
-        return
-    from rich.table import Table
+        from kb_agent.render.json import dumps
 
-    t = Table(show_header=False, box=None, pad_edge=False)
-    t.add_column(style="bold")
-    t.add_column()
-    for key, value in st.items():
-        if isinstance(value, dict):
-            value = ", ".join(f"{k}={v}" for k, v in value.items())
-        elif isinstance(value, list):
-            value = ", ".join(str(v) for v in value) or "—"
-        t.add_row(key.replace("_", " "), str(value))
-    out_console().print(t)
+        typer.echo(dumps(st))
+        return
+    from kb_agent.render.status import status_table
+
+    out_console().print(status_table(st))

@@ -146,7 +146,7 @@ def test_openai_compatible_server_full_loop(llama_server: LlamaServer, indexed_h
 
 
 def test_llamacpp_in_process(gguf_path: str, indexed_hash_kb: Path) -> None:
-    from kb_agent.agent.answer import answer_to_dict
+    from kb_agent.render.json import answer_dict as answer_to_dict
     from kb_agent.agent.engine import Engine
     from kb_agent.settings import Settings
 
@@ -194,7 +194,7 @@ def test_timeout_falls_back(indexed_hash_kb: Path) -> None:
 
 
 def test_server_killed_mid_answer(gguf_path: str, indexed_hash_kb: Path, tmp_path: Path) -> None:
-    from kb_agent.agent.answer import answer_to_dict
+    from kb_agent.render.json import answer_dict as answer_to_dict
     from kb_agent.agent.engine import Engine
     from kb_agent.settings import Settings
 

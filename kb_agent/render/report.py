@@ -1,18 +1,22 @@
 """Render check runs and link reports as human text, JSON, JUnit XML or GitHub workflow annotations.
 
 Every renderer is a pure function returning a string. Timings appear only when asked for
-(`timings=True`), so by default the same results give the same bytes.
+(`timings=True`), so by default the same results give the same bytes. Human and GitHub output pass
+document text and file names through `safe_text`; JSON escapes controls (render/json.py).
 """
 
 from __future__ import annotations
 
-import json
 import posixpath
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from kb_agent.checks.links import LinkReport
-from kb_agent.checks.run import CheckResult, CheckRun
+from kb_agent.render.json import check_run_dict, dumps, link_report_dict
+from kb_agent.render.safe import safe_text
+
+if TYPE_CHECKING:  # the values come from checks/, the layer above; render only reads them
+    from kb_agent.checks.links import LinkReport
+    from kb_agent.checks.run import CheckRun
 
 Format = Literal["human", "json", "junit", "github"]
 FORMATS: tuple[str, ...] = ("human", "json", "junit", "github")
@@ -37,7 +41,7 @@ def display_path(path: Path | str, cwd: Path | None = None) -> str:
 def render_run(run: CheckRun, fmt: Format, *, kb_prefix: str = ".", timings: bool = False, verbose: bool = False) -> str:
     """A check run in one of FORMATS; `kb_prefix` is the KB root as GitHub annotations must name it."""
     if fmt == "json":
-        return json.dumps(run_dict(run, timings=timings), ensure_ascii=False, indent=2) + "\n"
+        return dumps(check_run_dict(run, timings=timings)) + "\n"
     if fmt == "junit":
         return _run_junit(run, timings=timings)
     if fmt == "github":
@@ -70,7 +74,12 @@ def _run_human(run: CheckRun, *, verbose: bool, timings: bool) -> str:
                 out.append("      answer: " + _excerpt(r.answer_text, HUMAN_ANSWER_CHARS))
     out.append("")
     out.append(_summary(run) + (f" in {run.duration_s:.2f} s" if timings else ""))
-    return "\n".join(out) + "\n"
+    return _lines(out)
+
+
+def _lines(lines: list[str]) -> str:
+    """One report line per entry: text from documents and file names can neither add a line nor reach a terminal raw."""
+    return "\n".join(safe_text(line, one_line=True) for line in lines) + "\n"
 
 
 def _excerpt(text: str, limit: int) -> str:
@@ -78,38 +87,6 @@ def _excerpt(text: str, limit: int) -> str:
     flat = " ".join(body.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
-
-def result_dict(r: CheckResult, *, timings: bool = False) -> dict[str, Any]:
-    c = r.check
-    d: dict[str, Any] = {
-        "id": c.id,
-        "question": c.question,
-        "line": c.line,
-        "passed": r.passed,
-        "failures": [{"expectation": f.expectation, "message": f.message, "line": f.line} for f in r.failures],
-        "answer_source": r.answer_source,
-        "query_type": r.query_type,
-        "confidence": r.confidence,
-        "citations": [{"n": x.n, "path": x.path, "start_line": x.start_line, "end_line": x.end_line, "quote": x.quote} for x in r.citations],
-        "answer": r.answer_text,
-    }
-    if timings:
-        d["duration_ms"] = r.duration_ms
-    return d
-
-
-def run_dict(run: CheckRun, *, timings: bool = False) -> dict[str, Any]:
-    d: dict[str, Any] = {
-        "spec": run.spec.path,
-        "llm_provider": run.llm_provider,
-        "deterministic": run.deterministic,
-        "ok": run.ok,
-        "summary": {"total": len(run.results), "passed": len(run.results) - len(run.failed), "failed": len(run.failed)},
-        "checks": [result_dict(r, timings=timings) for r in run.results],
-    }
-    if timings:
-        d["duration_s"] = round(run.duration_s, 3)
-    return d
 
 
 def _run_junit(run: CheckRun, *, timings: bool) -> str:
@@ -138,7 +115,8 @@ def _run_junit(run: CheckRun, *, timings: bool) -> str:
             fail = ET.SubElement(case, "failure", {"type": first.expectation, "message": f"{first.expectation}: {first.message}"})
             fail.text = "\n".join(body)
     ET.indent(suites)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    # control characters are not allowed in XML 1.0; shown visibly, the report stays well-formed
+    return safe_text('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n")
 
 
 def _run_github(run: CheckRun, kb_prefix: str) -> str:
@@ -153,7 +131,7 @@ def _run_github(run: CheckRun, kb_prefix: str) -> str:
             msg = f"cited by failing check {r.check.id} ({spec}:{r.check.line}): {r.check.question}"
             out.append(annotation("notice", msg, file=_join(kb_prefix, c.path), line=c.start_line, end_line=c.end_line, title=f"kb check {r.check.id}"))
     out.append(f"kb check {spec} ({mode_label(run)}): {_summary(run)}")
-    return "\n".join(out) + "\n"
+    return _lines(out)
 
 
 def annotation(level: str, message: str, *, file: str, line: int, end_line: int | None = None, title: str = "") -> str:
@@ -184,38 +162,23 @@ def _join(prefix: str, path: str) -> str:
 def render_links(report: LinkReport, fmt: Format, *, kb_prefix: str = ".", timings: bool = False) -> str:
     """A link report in one of FORMATS (paths relative to the KB root; GitHub: to `kb_prefix`)."""
     if fmt == "json":
-        return json.dumps(links_dict(report, timings=timings), ensure_ascii=False, indent=2) + "\n"
+        return dumps(link_report_dict(report, timings=timings)) + "\n"
     if fmt == "junit":
         return _links_junit(report, timings=timings)
     if fmt == "github":
         lines = [annotation("error", p.message, file=_join(kb_prefix, p.path), line=p.line, title=f"kb links: {p.reason.replace('_', ' ')}") for p in report.problems]
         lines.append(f"kb links: {_links_summary(report)}")
-        return "\n".join(lines) + "\n"
+        return _lines(lines)
     lines = [f"{p.path}:{p.line}: {p.message}" for p in report.problems]
     lines += [f"skipped {s.path}: {s.reason}" for s in report.skipped]
     lines.append(_links_summary(report) + (f" in {report.duration_s:.2f} s" if timings else ""))
-    return "\n".join(lines) + "\n"
+    return _lines(lines)
 
 
 def _links_summary(report: LinkReport) -> str:
     n = len(report.problems)
     return f"{report.links_checked} links in {len(report.files)} files: {n} broken"
 
-
-def links_dict(report: LinkReport, *, timings: bool = False) -> dict[str, Any]:
-    d: dict[str, Any] = {
-        "ok": report.ok,
-        "files": len(report.files),
-        "links": report.links_checked,
-        "broken": [
-            {"path": p.path, "line": p.line, "kind": p.kind, "target": p.target, "anchor": p.anchor, "reason": p.reason, "message": p.message}
-            for p in report.problems
-        ],
-        "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
-    }
-    if timings:
-        d["duration_s"] = round(report.duration_s, 3)
-    return d
 
 
 def _links_junit(report: LinkReport, *, timings: bool) -> str:
@@ -236,5 +199,6 @@ def _links_junit(report: LinkReport, *, timings: bool) -> str:
             fail = ET.SubElement(case, "failure", {"type": problems[0].reason, "message": f"{len(problems)} broken link(s)"})
             fail.text = "\n".join(f"{p.path}:{p.line}: {p.message}" for p in problems)
     ET.indent(suites)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    # control characters are not allowed in XML 1.0; shown visibly, the report stays well-formed
+    return safe_text('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n")
 

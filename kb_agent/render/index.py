@@ -1,0 +1,34 @@
+"""`kb index` results for people: the summary line, skipped files with reasons, stale files for `--check`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kb_agent.render.answer import write_plain
+from kb_agent.render.safe import safe_markup, safe_text
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kb_agent.types import IndexReport
+
+
+def render_index_report(report: IndexReport, *, out: Console, err: Console) -> None:
+    """A build report as one summary line (and skips) on `err`; for `--check`, `label<TAB>path` lines on `out`."""
+    if report.checked_only:
+        if not report.stale:
+            err.print(f"[green]index is fresh[/] ({report.unchanged} files)")
+        for label, paths in (("new", report.indexed), ("changed", report.updated), ("deleted", report.removed)):
+            for p in paths:
+                write_plain(out, f"{label}\t{safe_text(p, one_line=True)}")
+        if report.stale:
+            err.print(f"[yellow]index is stale[/]: {len(report.indexed)} new, {len(report.updated)} changed, {len(report.removed)} deleted — run `kb index`")
+        return
+    err.print(
+        f"[bold green]indexed[/] {len(report.indexed)} new · {len(report.updated)} updated · {report.unchanged} unchanged · "
+        f"{len(report.removed)} removed · {len(report.skipped)} skipped — {report.chunks_total} chunks "
+        f"({report.chunks_embedded} embedded) in {report.duration_s:.1f} s",
+        highlight=False,
+    )
+    for s in report.skipped:
+        err.print(f"  [yellow]skipped[/] {safe_markup(s.path, one_line=True)}: {safe_markup(s.reason, one_line=True)}", highlight=False)

@@ -1,0 +1,63 @@
+"""Terminal safety: text from documents, file names and models is shown, never interpreted.
+
+`safe_text` is the one place where such text is neutralized before any human output.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# bidi embeddings/overrides/isolates and marks reorder what the reader sees (CVE-2021-42574 "Trojan Source")
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+# C0 controls, DEL, C1 controls, bidi controls, and the Unicode line/paragraph separators
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f" + BIDI_CONTROLS + "\u2028\u2029]")
+# what multi-line text may keep: a line break and a tab neither move the cursor back nor hide text
+_KEEP_IN_TEXT = "\n\t"
+
+
+def _visible(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode control pictures: ESC → ␛, LF → ␊, CR → ␍
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    if code <= 0xFF:
+        return f"\\x{code:02x}"  # C1 controls have no picture; show them as Python writes them
+    return f"\\u{code:04x}"
+
+
+def safe_text(text: str, *, one_line: bool = False) -> str:
+    """`text` with every control character, escape sequence introducer and bidi control made visible.
+
+    ESC becomes ␛ (so `ESC[2J` prints as `␛[2J`), C1 controls such as U+009B become `\\x9b`, bidi
+    overrides become `\\u202e`. Newlines and tabs are kept unless `one_line` (file names, footnotes,
+    status lines), where they become ␊ and ␉ so a value can never add a line.
+
+    Args:
+        text: any string that came from a document, a file name, a model or the user.
+        one_line: escape line breaks and tabs too.
+
+    Returns:
+        The text, safe to write to a terminal; unchanged when it holds nothing unsafe.
+    """
+    if one_line:
+        return _UNSAFE.sub(lambda m: _visible(m.group()), text)
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in _KEEP_IN_TEXT else _visible(m.group()), text)
+
+
+def safe_markup(text: str, *, one_line: bool = False) -> str:
+    """`safe_text` then rich-markup escaping, for interpolation into a markup string."""
+    from rich.markup import escape
+
+    return escape(safe_text(text, one_line=one_line))
+
+
+def file_link(root: Path, rel: str, line: int | None = None) -> str:
+    """The OSC 8 target for `rel` inside `root`: a percent-encoded `file://` URI, `#L<line>` when given.
+
+    `Path.as_uri()` percent-encodes control characters and spaces, so a hostile file name cannot
+    end the link sequence early or inject another one.
+    """
+    uri = (root / rel).resolve().as_uri()
+    return f"{uri}#L{line}" if line else uri
