@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-KB_BIN = str(Path(sys.executable).with_name("kb"))
+from tests.support.chat import KB_BIN
+from tests.support.sample import kb_free_env
+
 # a FIFO must be refused at once; a hang would hit this
 TIMEOUT_S = 60
 SPEC = "version: 1\nchecks:\n  - id: gizmo\n    question: How many gizmos are there?\n    cites: notes.md\n    contains: \"3\"\n"
 
 
 def run_kb(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
-    env.update({"KB_EMBEDDING_PROVIDER": "hash", "KB_LLM_PROVIDER": "none", "PYTHONWARNINGS": "ignore"})
+    env = kb_free_env(KB_EMBEDDING_PROVIDER="hash", KB_LLM_PROVIDER="none", PYTHONWARNINGS="ignore")
     return subprocess.run([KB_BIN, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=TIMEOUT_S, check=False)
 
 

@@ -5,15 +5,15 @@ through a pipe and in a pseudo-terminal); JSON escapes them; kb's own OSC 8 link
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-KB_BIN = str(Path(sys.executable).with_name("kb"))
+from tests.support.chat import KB_BIN
+from tests.support.sample import kb_free_env
+
 TIMEOUT_S = 120
 
 OSC8_FOREIGN = "\x1b]8;;http://evil.example/\x1b\\click here\x1b]8;;\x1b\\"
@@ -35,8 +35,7 @@ RAW = ("\x1b]0;", "\x1b[2J", "\x9b", "\u202e", "\u202c", "\x07", "evil.example/\
 
 
 def run_kb(*args: str, cwd: Path | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
-    env.update({"KB_EMBEDDING_PROVIDER": "hash", "KB_LLM_PROVIDER": "none", "PYTHONWARNINGS": "ignore", "COLUMNS": "200"})
+    env = kb_free_env(KB_EMBEDDING_PROVIDER="hash", KB_LLM_PROVIDER="none", PYTHONWARNINGS="ignore", COLUMNS="200")
     return subprocess.run([KB_BIN, *args], capture_output=True, text=True, encoding="utf-8", errors="surrogateescape",
                           env=env, cwd=cwd, input=input, timeout=TIMEOUT_S, check=False)
 
@@ -45,8 +44,7 @@ def pty_kb(*args: str) -> str:
     """Run `kb ARGS` in a pseudo-terminal (rich sees a terminal: colours, links, live status) and return everything it wrote."""
     import pexpect
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KB_")}
-    env.update({"KB_EMBEDDING_PROVIDER": "hash", "KB_LLM_PROVIDER": "none", "PYTHONWARNINGS": "ignore", "TERM": "xterm-256color"})
+    env = kb_free_env(KB_EMBEDDING_PROVIDER="hash", KB_LLM_PROVIDER="none", PYTHONWARNINGS="ignore", TERM="xterm-256color")
     child = pexpect.spawn(KB_BIN, list(args), env=env, encoding="utf-8", timeout=TIMEOUT_S, dimensions=(50, 200))
     child.expect(pexpect.EOF)
     child.close()
