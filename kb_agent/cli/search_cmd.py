@@ -9,11 +9,12 @@ import typer
 
 from kb_agent.cli import app
 from kb_agent.cli._common import JsonOption, KbOption, load_settings, out_console, parse_filters
+from kb_agent.names import AUTO_TOOL, TOOL_NAMES
 
 if TYPE_CHECKING:
     from kb_agent.types import Evidence
 
-TOOL_CHOICES = ("hybrid", "grep", "vector", "files", "related", "auto")
+TOOL_CHOICES = (*TOOL_NAMES, AUTO_TOOL)
 
 
 @app.command("search")
