@@ -35,7 +35,7 @@ from kb_agent.agent.synthesize import (
 )
 from kb_agent.errors import InvalidQuery, LlmError
 from kb_agent.llm.retry import MeteredModel, RetryPolicy, complete_structured, complete_with_retry
-from kb_agent.retrieval.query import MAX_QUESTION_CHARS as MAX_QUESTION_CHARS
+from kb_agent.retrieval.query import MAX_QUESTION_CHARS as MAX_QUESTION_CHARS  # chat/repl.py reads it here
 from kb_agent.retrieval.query import clean_query, clean_text
 from kb_agent.types import Evidence, SearchFilters
 
