@@ -58,7 +58,7 @@ def test_search_filter_and_check_cites_agree(indexed_hash_kb: Path) -> None:
     """`runbooks/*` meant nested files as a search filter but not as a `cites` glob; now both use the rule above."""
     from kb_agent.index.store import IndexReader
     from kb_agent.types import SearchFilters
-    from tests.conftest import hash_settings
+    from tests.support.sample import hash_settings
 
     reader = IndexReader.open(hash_settings(indexed_hash_kb), indexed_hash_kb)
     try:
@@ -74,16 +74,14 @@ def test_search_filter_and_check_cites_agree(indexed_hash_kb: Path) -> None:
 
 def test_cli_search_path_filter_uses_the_rule(indexed_hash_kb: Path, tmp_path: Path) -> None:
     import json
-    import shutil
 
     from typer.testing import CliRunner
 
     from kb_agent.cli import app
     from kb_agent.index.build import build_index
-    from tests.conftest import hash_settings
+    from tests.support.sample import copy_indexed, hash_settings
 
-    root = tmp_path / "kb"
-    shutil.copytree(indexed_hash_kb, root)
+    root = copy_indexed(indexed_hash_kb, tmp_path / "kb")
     nested = root / "runbooks" / "db"
     nested.mkdir()
     (nested / "restore.md").write_text("# Restore\n\nRestore the orders database from the nightly snapshot.\n", encoding="utf-8")

@@ -15,7 +15,7 @@ from kb_agent.errors import IndexIncompatible
 from kb_agent.index.build import build_index
 from kb_agent.index.fingerprint import current_fingerprint, fingerprint_mismatch, params_digest
 from kb_agent.index.store import IndexReader
-from tests.conftest import hash_settings
+from tests.support.sample import hash_settings
 
 HASH = {"KB_EMBEDDING_PROVIDER": "hash"}
 

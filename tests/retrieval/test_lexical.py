@@ -79,7 +79,7 @@ def test_no_private_override_of_rank_bm25() -> None:
 def test_grader_weights_use_the_same_idf(indexed_hash_kb: Path) -> None:
     from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, idf_weights
     from kb_agent.index.store import IndexReader
-    from tests.conftest import hash_settings
+    from tests.support.sample import hash_settings
 
     reader = IndexReader.open(hash_settings(indexed_hash_kb), indexed_hash_kb)
     try:
