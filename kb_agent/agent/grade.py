@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from kb_agent.agent.analyzer import _FILLER
 from kb_agent.agent.state import GraderAction
 from kb_agent.index.tokenize import tokenize
+from kb_agent.retrieval.lexical import bm25_idf
 from kb_agent.types import Evidence
 
 TermWeights = Callable[[Sequence[str]], dict[str, float]]
@@ -207,7 +208,7 @@ def idf_weights(document_frequencies: Callable[[Iterable[str]], dict[str, int]],
         df = document_frequencies(terms)
         n = max(n_docs, 1)
         return {
-            t: UNKNOWN_TERM_WEIGHT if not df.get(t) else min(math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)), UNKNOWN_TERM_WEIGHT - 0.01)
+            t: UNKNOWN_TERM_WEIGHT if not df.get(t) else min(bm25_idf(n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
             for t in terms
         }
 

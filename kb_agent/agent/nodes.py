@@ -4,7 +4,6 @@ grade_evidence, synthesize. Each takes the state and the run's dependencies and 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,15 +35,15 @@ from kb_agent.agent.synthesize import (
 )
 from kb_agent.errors import InvalidQuery, LlmError
 from kb_agent.llm.retry import MeteredModel, RetryPolicy, complete_structured, complete_with_retry
+from kb_agent.retrieval.query import MAX_QUESTION_CHARS as MAX_QUESTION_CHARS  # chat/repl.py reads it here
+from kb_agent.retrieval.query import clean_query, clean_text
 from kb_agent.types import Evidence, SearchFilters
 
-MAX_QUESTION_CHARS = 4000
 # the model grades at most this many items in its one batched call; the rest get deterministic scores
 MODEL_GRADE_MAX = 12
 # below this best grade the KB is taken not to hold the answer (calibrated with the grader; docs/AGENT.md)
 ANSWER_MIN_SCORE = 0.5
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _INLINE_FILTER = re.compile(r"(?<!\S)(tag|path):(\"[^\"]+\"|'[^']+'|\S+)")
 _FOLLOW_UP = re.compile(r"\b(it|its|that|this|those|these|they|them|the same|the other|the second|the first)\b|它|这个|那个|这些|那些|上面|前者|后者", re.I)
 
@@ -77,14 +76,6 @@ class NodeRun:
 
     detail: str = ""
     notes: list[str] = field(default_factory=list)
-
-
-def clean_question(raw: str) -> str:
-    """Strip control and bidi characters, normalise Unicode and whitespace."""
-    text = unicodedata.normalize("NFC", raw)
-    text = text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
-    text = _CONTROL.sub("", text)
-    return " ".join(text.split())
 
 
 def parse_inline_filters(question: str) -> tuple[str, SearchFilters]:
@@ -121,14 +112,7 @@ def prepare(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[str
     Raises:
         InvalidQuery: empty, or longer than MAX_QUESTION_CHARS.
     """
-    text = clean_question(state.get("raw_question", ""))
-    if not text:
-        raise InvalidQuery("the question is empty", hint='ask something, e.g. kb ask "how do I roll back a deploy?"')
-    if len(text) > MAX_QUESTION_CHARS:
-        raise InvalidQuery(
-            f"the question is {len(text):,} characters; the limit is {MAX_QUESTION_CHARS:,}",
-            hint="shorten it to the question itself; kb searches the documents for the rest",
-        )
+    text = clean_query(state.get("raw_question", ""), noun="question", example='kb ask "how do I roll back a deploy?"')
     text, inline = parse_inline_filters(text)
     if not text:
         raise InvalidQuery("the question has only filters (tag:/path:) and no words", hint="add the question after the filters")
@@ -142,7 +126,7 @@ def prepare(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[str
     if history:
         if deps.online:
             try:
-                question = clean_question(
+                question = clean_text(
                     complete_with_retry(deps.model, prompts.condense_messages(history, text), policy=deps.policy, notes=run.notes)
                 ) or text
             except LlmError as e:

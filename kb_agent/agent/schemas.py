@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
+
+from kb_agent.names import TOOL_NAMES, QueryType, ToolName
 
 MAX_SUB_QUESTIONS = 4
 MAX_KEYWORDS = 8
@@ -13,9 +15,9 @@ MAX_KEYWORDS = 8
 class RouteDecision(BaseModel):
     """analyze_and_route's reply: what kind of question this is and how to search for it."""
 
-    query_type: Literal["exact", "conceptual", "relational", "file_discovery"]
+    query_type: QueryType
     sub_questions: list[str] = Field(default_factory=list)
-    suggested_tools: list[Literal["grep", "vector", "hybrid", "files", "related"]] = Field(default_factory=list)
+    suggested_tools: list[ToolName] = Field(default_factory=list)
     grep_keywords: list[str] = Field(default_factory=list)
 
     @field_validator("sub_questions", "grep_keywords")
@@ -34,7 +36,7 @@ class RouteDecision(BaseModel):
     def _lenient_tools(cls, data: Any) -> Any:
         # small models invent tool names; keep the known ones rather than failing the whole reply
         if isinstance(data, dict) and isinstance(data.get("suggested_tools"), list):
-            known = {"grep", "vector", "hybrid", "files", "related"}
+            known = set(TOOL_NAMES)
             data = {**data, "suggested_tools": [t for t in data["suggested_tools"] if t in known]}
         return data
 

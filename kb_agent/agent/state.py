@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, TypedDict
 
+from kb_agent.names import QueryType as QueryType
+from kb_agent.names import ToolName
 from kb_agent.types import Evidence, SearchFilters
 
-QueryType = Literal["exact", "conceptual", "relational", "file_discovery"]
-StepTool = Literal["grep", "vector", "hybrid", "files", "related", "read_file"]
+StepTool = Literal[ToolName, "read_file"]
 StepStatus = Literal["success", "failed", "timeout", "skipped"]
 GraderAction = Literal["generate", "refine", "re_retrieve"]
 StopReason = Literal["generate", "max_iterations", "exhausted", "no_evidence"]

@@ -151,7 +151,7 @@ def condense(question: str, memory: Memory, *, model: ChatModel | None = None, p
     if model is None or getattr(model, "offline", True) or not memory.recent:
         return rules
     from kb_agent.agent import prompts
-    from kb_agent.agent.nodes import clean_question
+    from kb_agent.retrieval.query import clean_text
     from kb_agent.errors import LlmError
     from kb_agent.llm.retry import RetryPolicy, complete_with_retry
 
@@ -159,7 +159,7 @@ def condense(question: str, memory: Memory, *, model: ChatModel | None = None, p
         reply = complete_with_retry(model, prompts.condense_messages(memory.history(), question), policy=policy or RetryPolicy())
     except LlmError as e:
         return _with_note(rules, f"condense by the model failed ({e.message}); rules used")
-    rewrite = clean_question(reply).strip().strip('"').strip()
+    rewrite = clean_text(reply).strip().strip('"').strip()
     problem = _bad_rewrite(question, rewrite)
     if problem:
         return _with_note(rules, f"the model's rewrite was unusable ({problem}); rules used")

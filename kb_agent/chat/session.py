@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from kb_agent.chat.condense import Condensed
 from kb_agent.chat.memory import Memory, Turn
 from kb_agent.chat.threads import ChatThreads, EventSink, TurnContext, check_thread_name, new_thread_name
+from kb_agent.names import AUTO_TOOL, TOOL_NAMES
+from kb_agent.retrieval.query import clean_query
 from kb_agent.types import SearchFilters
 
 if TYPE_CHECKING:
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from kb_agent.llm.base import ChatModel
     from kb_agent.settings import Settings
 
-TOOLS = ("auto", "grep", "vector", "hybrid", "files", "related")
+TOOLS = (AUTO_TOOL, *TOOL_NAMES)
 # how often a waiting caller wakes up (it must stay responsive to Ctrl-C)
 POLL_S = 0.05
 
@@ -174,7 +176,12 @@ class ChatSession:
         return SearchFilters(tags=self.tags, path_globs=self.paths)
 
     def start_turn(self, question: str, *, on_event: EventSink | None = None) -> PendingTurn:
-        """Start answering `question` in a worker thread; `wait()` on the result, `cancel()` to abandon it."""
+        """Start answering `question` in a worker thread; `wait()` on the result, `cancel()` to abandon it.
+
+        Raises:
+            InvalidQuery: the message is empty once cleaned, or too long (nothing is started).
+        """
+        question = clean_query(question, noun="message", example="how do I roll back a deploy?")
         with self._lock:
             if self._pending is not None and self._pending.alive:
                 # the abandoned turn still holds the agent: give it a fresh one, close the old one later

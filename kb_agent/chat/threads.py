@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from kb_agent.chat.condense import Condensed, condense, turn_from
 from kb_agent.chat.memory import Memory, Summarizer
 from kb_agent.errors import KbError, UsageError
+from kb_agent.names import index_dir
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
@@ -115,7 +116,7 @@ class ChatThreads:
     """
 
     def __init__(self, root: Path) -> None:
-        self.path = root / ".kb" / CHAT_DB
+        self.path = index_dir(root) / CHAT_DB
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._conn: sqlite3.Connection | None = None
         try:

@@ -7,11 +7,11 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from kb_agent.checks.spec import Check, CheckSpec
+from kb_agent.corpus.pathmatch import glob_match
 from kb_agent.errors import InvalidQuery
 from kb_agent.types import Citation, SearchFilters
 
@@ -240,49 +240,6 @@ def normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = re.sub(r"(\*\*|__|`)", "", text)
     return " ".join(text.split())
-
-
-def glob_match(path: str, pattern: str) -> bool:
-    """Citation globs: `*` within a folder, `**` across folders, `dir/` a folder, a bare name any folder."""
-    pattern = pattern.strip()
-    if pattern.startswith("./"):
-        pattern = pattern[2:]
-    if pattern.endswith("/"):
-        return path.startswith(pattern)
-    rx = _glob_regex(pattern if "/" in pattern else "**/" + pattern)
-    return rx.match(path) is not None
-
-
-@lru_cache(maxsize=256)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[":
-            j = pattern.find("]", i + 1)
-            if j < 0:
-                out.append(re.escape("["))
-                i += 1
-            else:
-                body = pattern[i + 1 : j]
-                out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
-                i = j + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
 
 
 class _LineCache:

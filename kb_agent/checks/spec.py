@@ -11,17 +11,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb_agent.errors import UsageError
+from kb_agent.corpus.pathmatch import PathGlobs
+from kb_agent.errors import InvalidQuery, UsageError
+from kb_agent.names import QUERY_TYPES, TOOL_NAMES
+from kb_agent.retrieval.query import MAX_QUESTION_CHARS, clean_text
 from kb_agent.types import SearchFilters
 
 SPEC_VERSION = 1
 CHECK_KEYS = ("id", "question", "description", "cites", "contains", "not_found", "min_confidence", "query_type", "tool", "paths", "tags")
 DEFAULT_KEYS = ("min_confidence", "tool")
 TOP_KEYS = ("version", "defaults", "checks")
-QUERY_TYPES = ("exact", "conceptual", "relational", "file_discovery")
-TOOLS = ("hybrid", "grep", "vector", "files", "related")
-# the same ceiling `kb ask` puts on a question; longer is almost always a pasted document
-MAX_QUESTION_CHARS = 2000
+# these take path globs (kb_agent.corpus.pathmatch: gitignore-style, the same as `kb search --path`)
+GLOB_KEYS = ("cites", "paths")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
 _STR = "tag:yaml.org,2002:str"
 _BOOL = "tag:yaml.org,2002:bool"
@@ -164,7 +165,7 @@ class _Validator:
             if "min_confidence" in dmap:
                 defaults["min_confidence"] = self.confidence(dmap["min_confidence"][1])
             if "tool" in dmap:
-                defaults["tool"] = self.choice(dmap["tool"][1], TOOLS, "tool")
+                defaults["tool"] = self.choice(dmap["tool"][1], TOOL_NAMES, "tool")
         if "checks" not in top:
             raise self.fail(root, "the spec has no `checks:` list")
         seq = top["checks"][1]
@@ -192,11 +193,11 @@ class _Validator:
         where = f"check {cid!r}"
         if "question" not in m:
             raise self.fail(node, f"{where} has no `question`")
-        question = " ".join(self.string(m["question"][1], "question").split())
+        question = clean_text(self.string(m["question"][1], "question"))
         if not question:
             raise self.fail(m["question"][1], f"{where}: `question` is empty")
         if len(question) > MAX_QUESTION_CHARS:
-            raise self.fail(m["question"][1], f"{where}: `question` is longer than {MAX_QUESTION_CHARS} characters")
+            raise self.fail(m["question"][1], f"{where}: `question` is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
         not_found = self.boolean(m["not_found"][1], "not_found") if "not_found" in m else False
         cites = self.expects(m["cites"][1], "cites") if "cites" in m else ()
         contains = self.expects(m["contains"][1], "contains") if "contains" in m else ()
@@ -208,7 +209,7 @@ class _Validator:
         elif min_conf is None:
             min_conf = defaults.get("min_confidence")
         query_type = self.choice(m["query_type"][1], QUERY_TYPES, "query_type") if "query_type" in m else None
-        tool = self.choice(m["tool"][1], TOOLS, "tool") if "tool" in m else defaults.get("tool")
+        tool = self.choice(m["tool"][1], TOOL_NAMES, "tool") if "tool" in m else defaults.get("tool")
         paths = tuple(e.value for e in self.expects(m["paths"][1], "paths")) if "paths" in m else ()
         tags = tuple(e.value for e in self.expects(m["tags"][1], "tags")) if "tags" in m else ()
         description = self.string(m["description"][1], "description") if "description" in m else ""
@@ -239,6 +240,11 @@ class _Validator:
             value = self.string(it, key).strip()
             if not value:
                 raise self.fail(it, f"`{key}` has an empty entry")
+            if key in GLOB_KEYS:
+                try:
+                    PathGlobs([value])
+                except InvalidQuery as e:
+                    raise self.fail(it, f"`{key}`: {e.message}") from None
             out.append(Expect(value, _line(it)))
         return tuple(out)
 

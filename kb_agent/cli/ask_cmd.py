@@ -9,12 +9,13 @@ import typer
 
 from kb_agent.cli import app
 from kb_agent.cli._common import JsonOption, KbOption, err_console, load_settings, out_console, parse_filters
+from kb_agent.names import AUTO_TOOL, TOOL_NAMES
 
 if TYPE_CHECKING:
     from kb_agent.agent.answer import Answer
     from kb_agent.settings import Settings
 
-TOOL_CHOICES = ("auto", "hybrid", "grep", "vector", "files", "related")
+TOOL_CHOICES = (AUTO_TOOL, *TOOL_NAMES)
 
 
 @app.command("ask")

@@ -8,8 +8,9 @@ import typer
 
 from kb_agent.cli import app
 from kb_agent.cli._common import JsonOption, KbOption, err_console, load_settings, out_console, parse_filters
+from kb_agent.names import AUTO_TOOL, TOOL_NAMES
 
-TOOL_CHOICES = ("hybrid", "grep", "vector", "files", "related", "auto")
+TOOL_CHOICES = (*TOOL_NAMES, AUTO_TOOL)
 
 
 @app.command("search")

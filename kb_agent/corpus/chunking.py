@@ -18,7 +18,6 @@ from kb_agent.corpus.markdown import (
 )
 from kb_agent.types import Chunk, Document, Heading
 
-CHUNKER_VERSION = "1"
 # Sizes in weighted characters (a CJK character weighs 3, about one English word): ~350 model
 # tokens keeps a chunk inside the embedding window and focused on one topic.
 MAX_CHUNK_WEIGHT = 1500
@@ -26,6 +25,15 @@ MAX_CHUNK_WEIGHT = 1500
 MIN_CHUNK_WEIGHT = 250
 # A single fence or table larger than this is split at line boundaries after all.
 HARD_MAX_WEIGHT = 6000
+# Everything that shapes chunks besides the code; the index fingerprint hashes it, so a change asks
+# for `kb index --rebuild`. A new tuning constant goes in here (a test checks); bump "rules" when the
+# splitting logic changes in a way these numbers do not show.
+CHUNKING_PARAMS: dict[str, object] = {
+    "rules": 1,
+    "MAX_CHUNK_WEIGHT": MAX_CHUNK_WEIGHT,
+    "MIN_CHUNK_WEIGHT": MIN_CHUNK_WEIGHT,
+    "HARD_MAX_WEIGHT": HARD_MAX_WEIGHT,
+}
 
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _TABLE_ROW = re.compile(r"^\s*\|")

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb_agent.corpus.pathmatch import PathGlobs, ignore_spec
 from kb_agent.types import FileSkip
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
@@ -19,9 +20,7 @@ class Discovery:
     skipped: tuple[FileSkip, ...]
 
 
-def _load_spec(folder: Path) -> object | None:
-    import pathspec
-
+def _load_spec(folder: Path) -> PathGlobs | None:
     patterns: list[str] = []
     for name in IGNORE_FILES:
         f = folder / name
@@ -30,9 +29,7 @@ def _load_spec(folder: Path) -> object | None:
                 patterns.extend(f.read_text(encoding="utf-8", errors="replace").splitlines())
             except OSError:
                 continue
-    if not patterns:
-        return None
-    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    return ignore_spec(patterns)
 
 
 def discover(root: Path) -> Discovery:
@@ -44,13 +41,13 @@ def discover(root: Path) -> Discovery:
     root = root.resolve()
     files: list[tuple[str, Path]] = []
     skipped: list[FileSkip] = []
-    specs: list[tuple[str, object]] = []  # (folder rel path with trailing '/', spec)
+    specs: list[tuple[str, PathGlobs]] = []  # (folder rel path with trailing '/', spec)
 
     def ignored(rel: str, is_dir: bool) -> bool:
         for base, spec in specs:
             if rel.startswith(base):
                 sub = rel[len(base):] + ("/" if is_dir else "")
-                if spec.match_file(sub):  # type: ignore[attr-defined]
+                if spec(sub):
                     return True
         return False
 

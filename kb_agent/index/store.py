@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kb_agent.corpus.pathmatch import PathGlobs
 from kb_agent.errors import IndexCorrupt, IndexIncompatible, IndexNotBuilt
 from kb_agent.index.build import catalog_path
 from kb_agent.index.fingerprint import current_fingerprint, fingerprint_mismatch
 from kb_agent.index.manifest import Catalog, FileRow
+from kb_agent.names import index_dir
 from kb_agent.types import SearchFilters
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ class IndexReader:
     def __init__(self, settings: Settings, root: Path, catalog: Catalog | None) -> None:
         self.settings = settings
         self.root = root
-        self.index_dir = root / ".kb"
+        self.index_dir = index_dir(root)
         self.catalog = catalog
         self._store: VectorStore | None = None
         self._embedder: Embedder | None = None
@@ -42,7 +43,7 @@ class IndexReader:
             IndexIncompatible: built with another model, chunker or schema.
             IndexCorrupt: the catalog cannot be read.
         """
-        path = catalog_path(root / ".kb")
+        path = catalog_path(index_dir(root))
         if not path.exists():
             if require:
                 raise IndexNotBuilt(f"no index in {root}", hint=f"run `kb index --kb {root}` first")
@@ -82,12 +83,13 @@ class IndexReader:
             return None
         out = set()
         want_tags = {t.lower() for t in filters.tags}
+        globs = PathGlobs(filters.path_globs) if filters.path_globs else None
         for path, f in self.files().items():
             if f.status != "ok":
                 continue
             if want_tags and not want_tags <= {t.lower() for t in f.tags}:
                 continue
-            if filters.path_globs and not any(_glob(path, g) for g in filters.path_globs):
+            if globs is not None and not globs(path):
                 continue
             out.add(path)
         return out
@@ -123,14 +125,3 @@ class IndexReader:
             self.catalog.close()
             self.catalog = None
 
-
-def _glob(path: str, pattern: str) -> bool:
-    """gitignore-ish globs: `runbooks/*`, `**/deploy*.md`, or a folder prefix like `runbooks/`."""
-    pattern = pattern.strip()
-    if pattern.endswith("/"):
-        return path.startswith(pattern)
-    if fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(path, pattern.replace("**/", "")):
-        return True
-    if "/" not in pattern:
-        return fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern)
-    return path.startswith(pattern.rstrip("*").rstrip("/") + "/") and not any(c in pattern for c in "*?[")

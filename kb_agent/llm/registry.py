@@ -1,20 +1,17 @@
-"""Chat-model providers by name: built-ins register here exactly as a third-party plug-in would."""
+"""Chat-model providers by name: built-ins register here exactly as a third-party plug-in would
+(an installed package adds one through the `kb_agent.llm_providers` entry-point group; see kb_agent.plugins)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kb_agent.errors import ConfigError
+from kb_agent.plugins import LLM_PROVIDERS, ChatModelFactory
 
 if TYPE_CHECKING:
     from kb_agent.llm.base import ChatModel
     from kb_agent.settings import Settings
 
-ProviderFactory = Callable[["Settings"], "ChatModel"]
-
-_PROVIDERS: dict[str, ProviderFactory] = {}
-_BUILTINS_LOADED = {"done": False}
+ProviderFactory = ChatModelFactory
 
 
 def register_provider(name: str, factory: ProviderFactory) -> None:
@@ -24,13 +21,12 @@ def register_provider(name: str, factory: ProviderFactory) -> None:
         name: the provider name users put in settings.
         factory: builds a ChatModel from Settings; it should import its client library lazily.
     """
-    _PROVIDERS[name] = factory
+    LLM_PROVIDERS.register(name, factory)
 
 
 def provider_names() -> list[str]:
-    """Names of every registered provider, built-ins included."""
-    _load_builtins()
-    return sorted(_PROVIDERS)
+    """Names of every registered provider, built-ins and installed plug-ins included."""
+    return LLM_PROVIDERS.names()
 
 
 def create_chat_model(settings: Settings) -> ChatModel:
@@ -39,19 +35,4 @@ def create_chat_model(settings: Settings) -> ChatModel:
     Raises:
         ConfigError: no provider of that name, or the provider's settings are incomplete.
     """
-    _load_builtins()
-    factory = _PROVIDERS.get(settings.llm_provider)
-    if factory is None:
-        raise ConfigError(
-            f"unknown chat-model provider {settings.llm_provider!r}",
-            hint=f"KB_LLM_PROVIDER takes one of: {', '.join(provider_names())}",
-        )
-    return factory(settings)
-
-
-def _load_builtins() -> None:
-    if _BUILTINS_LOADED["done"]:
-        return
-    _BUILTINS_LOADED["done"] = True
-    # each module calls register_provider at import; the client libraries load only in the factory
-    from kb_agent.llm import llamacpp, offline, ollama, openai  # noqa: F401
+    return LLM_PROVIDERS.get(settings.llm_provider)(settings)

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 from kb_agent.errors import InvalidQuery
 from kb_agent.index.tokenize import STOPWORDS, _stem, has_cjk, tokenize
+from kb_agent.names import INDEX_DIR
 from kb_agent.retrieval._rg import run_rg
+from kb_agent.retrieval.lexical import bm25_idf, bm25_scores
 from kb_agent.types import Evidence, SearchFilters
 
 if TYPE_CHECKING:
@@ -125,7 +127,7 @@ def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters
         args += ["--ignore-file", ".kbignore"]
     for g in MARKDOWN_GLOBS:
         args += ["--glob", g]
-    args += ["--glob", "!.kb"]
+    args += ["--glob", f"!{INDEX_DIR}"]
     for p in patterns:
         args += ["-e", p]
     args += ["--", "."]
@@ -151,8 +153,8 @@ def _shortlist(r: Retriever, patterns: list[str], passages: list[tuple[str, int,
     cat = r.index.catalog
     first = {p: (tokenize(p) or [p.lower()])[0] for p in patterns}
     df = cat.document_frequencies(first.values()) if cat is not None else {}
-    n = max(cat.bm25_stats()[0], 1) if cat is not None else 1
-    weights = {p.lower(): math.log(1 + (n - df.get(t, 1) + 0.5) / (df.get(t, 1) + 0.5)) for p, t in first.items()}
+    n = cat.bm25_stats()[0] if cat is not None else 1
+    weights = {p.lower(): bm25_idf(n, df.get(t, 1)) for p, t in first.items()}
 
     def cheap(text: str) -> float:
         low = text.lower()
@@ -239,8 +241,6 @@ def _passages(b: _Block) -> list[tuple[str, int, int, str]]:
 
 
 def _rescore(r: Retriever, query: str, passages: list[tuple[str, int, int, str]], k: int) -> list[Evidence]:
-    from kb_agent.retrieval.lexical import KbBM25
-
     q_terms = tokenize(query, drop_stopwords=True) or tokenize(query)
     docs = [tokenize(t) for _, _, _, t in passages]
     cat = r.index.catalog
@@ -249,7 +249,7 @@ def _rescore(r: Retriever, query: str, passages: list[tuple[str, int, int, str]]
         df = cat.document_frequencies(q_terms)
     else:
         n, df = 0, {}
-    scores = KbBM25(docs, df, n).score(q_terms)
+    scores = bm25_scores(docs, q_terms, df, n)
     # a literal hit on the whole query (an identifier or phrase) outranks scattered word hits
     whole = query.strip().lower()
     heads = _headings_by_path(r, {p for p, *_ in passages})

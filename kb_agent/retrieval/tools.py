@@ -7,16 +7,16 @@ best first. Opening a Retriever is cheap; Chroma and the embedding model load on
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
+from kb_agent.names import TOOL_NAMES, ToolName
 from kb_agent.types import Evidence, SearchFilters
 
 if TYPE_CHECKING:
     from kb_agent.index.store import IndexReader
     from kb_agent.settings import Settings
 
-ToolName = Literal["grep", "vector", "hybrid", "files", "related"]
-TOOLS: tuple[ToolName, ...] = ("hybrid", "grep", "vector", "files", "related")
+TOOLS: tuple[ToolName, ...] = TOOL_NAMES
 NO_FILTERS = SearchFilters()
 
 

@@ -88,7 +88,7 @@ def test_bad_input_never_breaks_the_session(chat_kb: Path, spawn_chat: Any) -> N
     assert "4,500 characters; the limit is 4,000" in huge
     unknown = chat.ask("/frobnicate")
     assert "unknown command /frobnicate" in unknown and "/sources" in unknown
-    assert "choose one of: auto, grep, vector, hybrid, files, related" in chat.ask("/tool nonsense")
+    assert "choose one of: auto, hybrid, grep, vector, files, related" in chat.ask("/tool nonsense")
     assert "no citation [3]" in chat.ask("/open 3")
     assert "tool: grep" in chat.ask("/tool grep")
     assert "tag filter: runbook" in chat.ask("/tag runbook")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kb_agent.checks.run import glob_match, normalize, run_checks
+from kb_agent.checks.run import normalize, run_checks
+from kb_agent.corpus.pathmatch import glob_match
 from kb_agent.checks.spec import parse_spec
 from kb_agent.errors import InvalidQuery, UsageError
 from kb_agent.settings import Settings
@@ -55,6 +56,9 @@ def test_glob_match() -> None:
     assert glob_match("docs/config.md", "docs/**/*.md")
     assert glob_match("docs/config.md", "docs/")
     assert glob_match("incidents/2026-01-ops-2051-x.md", "incidents/*ops-2051*")
+    # gitignore's meaning, the same as `kb search --path`: a folder a pattern matches takes its contents
+    assert glob_match("runbooks/db/restore.md", "runbooks/*")
+    assert not glob_match("runbooks/db/restore.md", "runbooks/*.md")
     assert glob_match("docs/a1.md", "docs/a[0-9].md") and not glob_match("docs/ab.md", "docs/a[!b].md")
     assert not glob_match("docs/config.md", "config")
 

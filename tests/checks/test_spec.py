@@ -85,3 +85,11 @@ def test_sample_spec_is_valid() -> None:
     assert len(spec.checks) >= 15
     assert sum(c.not_found for c in spec.checks) >= 3
     assert sum(any("\u4e00" <= ch <= "\u9fff" for ch in c.question) for c in spec.checks) >= 2
+
+
+def test_an_invalid_glob_is_a_spec_error_with_its_line() -> None:
+    text = "version: 1\nchecks:\n  - id: a\n    question: where is the TTL?\n    cites:\n      - reference/*.md\n      - 'docs\\'\n"
+    with pytest.raises(SpecError, match=r"<spec>:7: `cites`: not a valid path glob"):
+        parse_spec(text)
+    with pytest.raises(SpecError, match=r"<spec>:5: `paths`: not a valid path glob"):
+        parse_spec("version: 1\nchecks:\n  - id: a\n    question: q\n    paths: 'docs\\'\n")

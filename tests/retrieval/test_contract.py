@@ -114,7 +114,7 @@ def test_queries_with_nothing_searchable(retriever: Retriever) -> None:
 def test_long_and_control_character_queries(retriever: Retriever) -> None:
     from kb_agent.retrieval.query import clean_query
 
-    assert clean_query("cache\x00.ttl\x1b_seconds\u202e") == "cache .ttl _seconds"
+    assert clean_query("cache\x00.ttl\x1b[1m_seconds\u202e") == "cache .ttl_seconds"
     with pytest.raises(InvalidQuery, match="4,000"):
         clean_query("x" * 10_000)
     with pytest.raises(InvalidQuery, match="empty"):
