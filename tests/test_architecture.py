@@ -26,12 +26,9 @@ TIERS: tuple[tuple[str, ...], ...] = (
 )
 
 # (importing module, imported module) pairs tolerated while the `render` layer is being built
-# (issue 11): chat still renders through cli. Empty this once kb_agent/render/ is merged — the
+# (issue 11): empty since kb_agent/render/ was merged; an entry here must be a known, temporary import — the
 # test below fails on an entry that no longer occurs, so it cannot go stale.
-KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset({
-    ("kb_agent.chat.repl", "kb_agent.cli._common"),
-    ("kb_agent.chat.repl", "kb_agent.cli"),
-})
+KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

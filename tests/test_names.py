@@ -12,7 +12,7 @@ from kb_agent.names import INDEX_DIR, QUERY_TYPES, TOOL_NAMES, QueryType, ToolNa
 PACKAGE = Path(__file__).resolve().parents[1] / "kb_agent"
 # files that still spell ".kb" while the `render` helper splits the REPL (issue 11); the lead empties
 # this after merging — the test fails on an entry that no longer needs it
-PENDING_INDEX_DIR_LITERALS = frozenset({"chat/repl.py"})
+PENDING_INDEX_DIR_LITERALS: frozenset[str] = frozenset()
 
 
 def test_names_are_typed_once() -> None:

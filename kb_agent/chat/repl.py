@@ -6,13 +6,14 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from kb_agent.agent.nodes import MAX_QUESTION_CHARS
+from kb_agent.retrieval.query import MAX_QUESTION_CHARS
 from kb_agent.chat.commands import Commands, is_command
 from kb_agent.chat.input import ask_yes, read_inputs
 from kb_agent.chat.recover import offer_fresh_store, open_session
 from kb_agent.chat.session import ChatSession, TurnCancelled
 from kb_agent.chat.threads import ChatStoreCorrupt
 from kb_agent.errors import ExitCode, KbError
+from kb_agent.names import index_dir
 from kb_agent.render.answer import render_answer
 from kb_agent.render.chat import render_banner, render_thread_notice
 from kb_agent.render.console import err_console, out_console, print_error
@@ -47,7 +48,7 @@ class Repl:
         s = self.session
         model = None if getattr(s.model, "offline", True) else str(s.model.name)
         render_banner(self.err, thread=s.thread, turns=s.memory.total_turns, model=model, interactive=self.interactive)
-        for raw in read_inputs(interactive=self.interactive, stdin=self.stdin, history=s.root / ".kb" / HISTORY_FILE):
+        for raw in read_inputs(interactive=self.interactive, stdin=self.stdin, history=index_dir(s.root) / HISTORY_FILE):
             text = raw.strip()
             if not text:
                 continue
