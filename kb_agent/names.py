@@ -15,6 +15,10 @@ AUTO_TOOL: Final = "auto"
 
 QueryType = Literal["exact", "conceptual", "relational", "file_discovery"]
 QUERY_TYPES: Final[tuple[QueryType, ...]] = get_args(QueryType)
+# DESIGN.md's routing table: the first tool for each query type (`kb search --tool auto`)
+PRIMARY_TOOL: Final[dict[QueryType, ToolName]] = {
+    "exact": "grep", "conceptual": "hybrid", "relational": "related", "file_discovery": "files",
+}
 
 # the index folder inside a knowledge base: catalog, vectors, chat threads, audit log
 INDEX_DIR: Final = ".kb"

@@ -41,8 +41,12 @@ def sync_copy(src: Path, dst: Path) -> None:
                 f.unlink()
 
 
-def auto_tool(qtype: str) -> str:
-    return {"file_discovery": "files", "relational": "related"}.get(qtype, "hybrid")
+def auto_tool(question: str) -> str:
+    """What `kb search --tool auto` runs: the analyzer's query type (never the gold label) → DESIGN's table."""
+    from kb_agent.agent.analyzer import analyze
+    from kb_agent.names import PRIMARY_TOOL
+
+    return PRIMARY_TOOL.get(analyze(question).query_type, "hybrid")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             gold = {g["path"] for g in q["gold"]}
             row = {"id": q["id"], "lang": q["lang"], "type": q["query_type"], "question": q["question"], "gold": sorted(gold), "hit": {}, "top": {}, "rank": {}}
             for tool in TOOLS:
-                name = auto_tool(q["query_type"]) if tool == "auto" else tool
+                name = auto_tool(q["question"]) if tool == "auto" else tool
                 try:
                     evs = r.search(name, q["question"], k=10)  # type: ignore[arg-type]
                 except KbError as e:

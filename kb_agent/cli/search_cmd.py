@@ -60,10 +60,7 @@ def search_command(
 
 
 def _auto_tool(q: str) -> str:
-    try:
-        from kb_agent.agent.analyzer import analyze
-    except ImportError:
-        return "hybrid"
-    route = analyze(q)
-    table = {"exact": "grep", "conceptual": "hybrid", "relational": "related", "file_discovery": "files"}
-    return table.get(str(getattr(route, "query_type", "conceptual")), "hybrid")
+    from kb_agent.agent.analyzer import analyze
+    from kb_agent.names import PRIMARY_TOOL
+
+    return PRIMARY_TOOL.get(analyze(q).query_type, "hybrid")
