@@ -126,6 +126,7 @@ def verify_answer(answer: str, sources: Sequence[SourceRef], root: Path) -> Veri
             why = problems[n] or _quote_problem(body, m.start(), src, disk)
         if why is not None:
             removed.append(why)
+            pieces[-1] = pieces[-1].rstrip(" \t")  # the marker's own leading space goes with it
             continue
         new = renumber.setdefault(n, len(renumber) + 1)
         pieces.append(f"[{new}]")
@@ -156,6 +157,5 @@ def _quote_problem(body: str, marker_at: int, src: SourceRef, disk: _Disk) -> st
 
 
 def _tidy(text: str) -> str:
-    text = re.sub(r"[ \t]+([.,;:!?。，])", r"\1", text)
-    text = re.sub(r"[ \t]{2,}", " ", text)
+    # only line ends are touched: spacing inside a line is the document's (`tar czf out.tgz -C dir .`)
     return "\n".join(ln.rstrip() for ln in text.split("\n")).strip()

@@ -26,13 +26,16 @@ from kb_agent.agent.grade import (
 from kb_agent.agent.plan import ALL_TOOLS, STEP_TIMEOUT_S, PlanRequest, make_plan
 from kb_agent.agent.schemas import GradeBatch, RouteDecision, SynthesizedAnswer
 from kb_agent.agent.state import ConversationState, IterationGrade, RetrievalState
+from kb_agent.agent.subjects import comparison_subjects, mention_route, subject_gaps
 from kb_agent.agent.synthesize import (
     Draft,
     extractive_answer,
     model_sources,
+    model_units,
     not_found_text,
     select_items,
 )
+from kb_agent.agent.units import UnitCache
 from kb_agent.errors import InvalidQuery, LlmError
 from kb_agent.llm.retry import MeteredModel, RetryPolicy, complete_structured, complete_with_retry
 from kb_agent.retrieval.query import MAX_QUESTION_CHARS as MAX_QUESTION_CHARS  # chat/repl.py reads it here
@@ -173,6 +176,12 @@ def analyze_and_route(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> d
         base = list(dict.fromkeys([*suggested, *ROUTING_TABLE[query_type], "hybrid", "grep"]))
         shift = attempt % len(base)
         routing = base[shift:] + base[:shift]
+    exact_terms = list(analysis.exact_terms)
+    fast_path = analysis.fast_path and not (use_model and sub_questions)
+    mention = None if override else mention_route(question, routing, exact_terms, keywords)
+    if mention is not None:
+        routing, exact_terms, keywords = mention
+        fast_path = False
     run.detail = f"{query_type} → {' → '.join(routing)}" + (" (fast path)" if analysis.fast_path and not sub_questions else "")
     if attempt > 0:
         run.notes.append(f"re-retrieve attempt {attempt + 1}: {hint}")
@@ -181,8 +190,8 @@ def analyze_and_route(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> d
         "sub_questions": sub_questions if not analysis.fast_path or use_model else [],
         "suggested_tools": suggested,
         "grep_keywords": keywords,
-        "exact_terms": list(analysis.exact_terms),
-        "fast_path": analysis.fast_path and not (use_model and sub_questions),
+        "exact_terms": exact_terms,
+        "fast_path": fast_path,
         "routing": routing,
         "attempt": attempt + 1,
     }
@@ -256,10 +265,15 @@ def grade_evidence(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict
     kept = [items[i] for i in decision.kept]
     kept_scores = [scores[i] for i in decision.kept]
     missing = tuple(missing_keywords(state.get("grep_keywords", []), kept)) if decision.action != "generate" else ()
+    action = decision.action
+    gaps = subject_gaps(question, kept)
+    if gaps:  # a comparison is answered only when every subject is covered: search for the missing one
+        action = "refine" if action == "generate" else action
+        missing = tuple(dict.fromkeys((*gaps, *missing)))
     iteration = state.get("iteration", 1)
-    grade = IterationGrade(iteration, decision.action, decision.mean_score, len(decision.kept), len(decision.dropped), grader, missing)  # type: ignore[arg-type]
+    grade = IterationGrade(iteration, action, decision.mean_score, len(decision.kept), len(decision.dropped), grader, missing)  # type: ignore[arg-type]
     stop = None
-    if decision.action == "generate":
+    if action == "generate":
         stop = "generate"
     elif iteration >= state.get("max_iterations", 3):
         stop = "max_iterations"
@@ -267,14 +281,14 @@ def grade_evidence(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict
         "evidence": Overwrite(kept),
         "evidence_scores": kept_scores,
         "iterations": [grade],
-        "grader_action": decision.action,
+        "grader_action": action,
         "stop_reason": stop,
     }
-    if decision.action == "re_retrieve":
+    if action == "re_retrieve":
         tools_tried = sorted({r.tool for r in state.get("records", [])})
         looked_for = ", ".join(state.get("grep_keywords", [])) or question
         update["missing_hint"] = f"Nothing relevant was found for: {looked_for} (tools tried: {', '.join(tools_tried) or 'none'})."
-    run.detail = f"{grader}: mean {decision.mean_score:.2f}, kept {len(kept)}, dropped {len(decision.dropped)} → {decision.action}" + (f" (stop: {stop})" if stop and stop != "generate" else "")
+    run.detail = f"{grader}: mean {decision.mean_score:.2f}, kept {len(kept)}, dropped {len(decision.dropped)} → {action}" + (f" (stop: {stop})" if stop and stop != "generate" else "")
     return update
 
 
@@ -291,13 +305,18 @@ def synthesize(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[
     analysis = analyze_question(question)
     verified: VerifiedAnswer | None = None
     confidence = 0.0
+    cache = UnitCache(deps.root)
+    subjects = analysis.sub_questions or tuple(comparison_subjects(question)) or tuple(state.get("sub_questions", []))
+    uncovered: tuple[str, ...] = ()
     if selected and best >= ANSWER_MIN_SCORE:
         if deps.online:
-            verified, confidence = _model_answer(question, selected, deps, run)
+            units = model_units(question, selected, cache, exact_terms=analysis.exact_terms, term_weights=deps.term_weights or uniform_weights)
+            verified, confidence = _model_answer(question, units, deps, run)
         if verified is None or not verified.citations:
-            draft: Draft = extractive_answer(question, selected, sub_questions=analysis.sub_questions or tuple(state.get("sub_questions", [])),
+            draft: Draft = extractive_answer(question, selected, cache, sub_questions=subjects,
                                              exact_terms=analysis.exact_terms, term_weights=deps.term_weights or uniform_weights)
-            if draft.body:
+            uncovered = draft.uncovered
+            if draft.body and not uncovered:
                 verified = verify_answer(draft.body, draft.sources, deps.root)
                 confidence = draft.confidence
                 for why in verified.removed:
@@ -307,7 +326,8 @@ def synthesize(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[
         return {"answer": verified.text, "citations": list(verified.citations), "answer_source": "kb",
                 "fallback_reason": None, "confidence": confidence}
     reason = "no relevant evidence in the knowledge base" if not selected else (
-        f"best evidence scored {best:.2f}, below {ANSWER_MIN_SCORE}" if best < ANSWER_MIN_SCORE else "no citation could be verified")
+        f"best evidence scored {best:.2f}, below {ANSWER_MIN_SCORE}" if best < ANSWER_MIN_SCORE else
+        f"nothing found about {' or '.join(repr(s) for s in uncovered)}" if uncovered else "no citation could be verified")
     if state.get("allow_general"):
         if deps.online:
             try:

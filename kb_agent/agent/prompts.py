@@ -44,6 +44,10 @@ Rules:
 - After every sentence that uses a source, cite it with its number in square brackets, e.g. [1] or [2][3].
 - Only cite numbers that appear in the sources list. Do not write a sources list or footer.
 - Be concise: a short paragraph or a few bullet points.
+- Each source is one unit of a document (an item with its command, a paragraph with its example, a
+  table row with its header). Copy commands and code exactly, inside backticks or a code block.
+- Answer in the language of the question. If the question compares things or asks several things,
+  cover every one of them, each with its own citation.
 {DATA_RULE}"""
 
 GENERAL_SYSTEM = """The user's documents do not answer this question. Answer briefly from general
@@ -86,7 +90,8 @@ def grade_messages(question: str, items: Sequence[Evidence]) -> list[Message]:
 
 
 def synthesize_messages(question: str, items: Sequence[Evidence], question_pool: Sequence[str]) -> list[Message]:
-    """Messages for the answer: ≤ 10 fenced sources, each prefixed `[SOURCE:path:Lx-Ly]`."""
+    """Messages for the answer: ≤ 10 fenced sources, each prefixed `[SOURCE:path:Lx-Ly]` (each one
+    whole answer unit, see agent/units.py)."""
     blocks = "\n\n".join(source_block(i, e) for i, e in enumerate(items, 1))
     pool = ""
     if question_pool:

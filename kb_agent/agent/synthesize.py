@@ -1,5 +1,6 @@
-"""synthesize's building blocks: pick the items, write the offline extractive answer (each line cited),
-prepare model sources, and word the 'not in the knowledge base' reply."""
+"""synthesize's building blocks: pick the items, rank their answer units, write the offline answer
+(one cited bullet per unit, translations folded, every comparison subject covered), prepare the
+model's sources (the same units), and word the 'not in the knowledge base' reply."""
 
 from __future__ import annotations
 
@@ -9,56 +10,54 @@ from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
 from kb_agent.agent.grade import TermWeights, question_terms, uniform_weights
+from kb_agent.agent.language import Lang, language_variants, question_language, text_language, twin_key, twin_paths
+from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
+from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
 from kb_agent.index.tokenize import tokenize
 from kb_agent.types import Evidence
 
 # the synthesizer sees at most this many items (DESIGN)
 MAX_SOURCES = 10
-# an extractive answer quotes at most this many passages; more reads as a search result, not an answer
-MAX_UNITS = 4
-MAX_UNITS_PER_ITEM = 3
+# An offline answer quotes at most this many units and about this many characters of them: enough for
+# a description with its command for each of a few steps or both sides of a comparison, short enough to
+# read as an answer rather than a search result. Every answer metric is reported with these fixed.
+MAX_UNITS = 6
+MAX_ANSWER_CHARS = 1200
+# an answer usually lives on one page: a unit from another file must score this share of the best
+OTHER_FILE_RELATIVE_MIN = 0.8
+# one file may fill at most this many units (a comparison or a multi-file answer needs the room)
+MAX_UNITS_PER_FILE = 4
 # a unit is kept when it scores at least this share of the best unit
 UNIT_RELATIVE_MIN = 0.55
-# paragraphs longer than this are split into sentences so a citation points at the words that matter
-SPLIT_PARAGRAPH_CHARS = 280
-QUOTE_CHARS = 160
+# a unit holding code gets this much more for "how do I" questions: the command is the answer
+CODE_BONUS = 0.25
+# a unit whose first LEAD_CHARS characters hold a question term (a table row keyed by it, a definition)
+LEAD_CHARS = 40
+LEAD_BONUS = 0.1
+# the sections an ADR/RFC-style page states its substance in: a comparison quotes these first
+SUBSTANCE_HEADINGS = re.compile(r"decision|summary|overview|conclusion|tl;?dr|what it is|决定|决策|结论|概述|摘要|总结", re.I)
+# a unit in the other language than the question's ranks below same-language ones
+OTHER_LANGUAGE_FACTOR = 0.7
 NOT_IN_KB = "The knowledge base does not answer this question."
 
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_SENTENCE = re.compile(r"[^.!?。！？]+(?:[.!?。！？]+|$)")
-# lines that address an AI rather than a reader: quoted injection attempts are never answer material
-_INJECTION = re.compile(
-    r"ignore (all |any )?(the )?(previous|prior|above) instructions|disregard (all |the )?(previous|prior|above)|"
-    r"\b(note|message) to (ai|llm|the assistant|assistants|ai assistants|language models)\b|system prompt|"
-    r"you are now|忽略(之前|以上|所有)的?(指令|说明)",
-    re.I,
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """A citable piece of an item: a list entry, table row, sentence or short paragraph."""
-
-    item: int  # index into the items list
-    start_line: int
-    end_line: int
-    raw: str  # exact text of the lines' content (quote source)
-    clean: str  # text shown in the answer
-
-
+_HOW = re.compile(r"\bhow\s+(do|does|can|could|should|to|would)\b|\b(command|run|install|create|start|set ?up|configure)\b|怎么|如何|怎样|命令|运行|安装", re.I)
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """An answer before verification: body with [n] markers and the sources behind the numbers."""
+    """An answer before verification: body with [n] markers, the sources behind the numbers, and the
+    comparison subjects no unit covers (then it is not an answer)."""
 
     body: str
     sources: tuple[SourceRef, ...]
     confidence: float
+    uncovered: tuple[str, ...] = ()
 
 
-def looks_like_injection(text: str) -> bool:
-    """True for text that tries to instruct an AI (it is data, and never quoted as an answer)."""
-    return _INJECTION.search(text) is not None
+@dataclass(frozen=True, slots=True)
+class ScoredUnit:
+    score: float
+    body_cov: float
+    grade: float
+    unit: AnswerUnit
 
 
 def select_items(items: Sequence[Evidence], scores: Sequence[float]) -> list[tuple[Evidence, float]]:
@@ -67,154 +66,204 @@ def select_items(items: Sequence[Evidence], scores: Sequence[float]) -> list[tup
     return ranked[:MAX_SOURCES]
 
 
-def extract_units(item: Evidence, index: int) -> list[Unit]:
-    """Split an item into citable units with exact line ranges (code fences and front matter skipped)."""
-    lines = item.text.split("\n")
-    units: list[Unit] = []
-    block: list[tuple[int, str]] = []
-    in_code = False
-    in_front = item.start_line == 1 and bool(lines) and lines[0].strip() == "---"
+def rank_units(
+    question: str,
+    items: Sequence[tuple[Evidence, float]],
+    cache: UnitCache,
+    *,
+    exact_terms: Sequence[str] = (),
+    term_weights: TermWeights = uniform_weights,
+) -> list[ScoredUnit]:
+    """Every unit of the items' line ranges, scored for the question, best first (one entry per unit).
 
-    def flush() -> None:
-        if block:
-            units.extend(_paragraph_units(block, index))
-            block.clear()
-
-    for offset, line in enumerate(lines):
-        n = item.start_line + offset
-        stripped = line.strip()
-        if in_front:
-            if offset > 0 and stripped in ("---", "..."):
-                in_front = False
-            continue
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            flush()
-            in_code = not in_code
-            continue
-        if in_code:
-            if stripped:
-                units.append(Unit(index, n, n, stripped, f"`{stripped}`"))
-            continue
-        if not stripped or stripped.startswith("#") or _TABLE_SEP.match(stripped) or stripped.startswith("<!--") or looks_like_injection(stripped):
-            flush()
-            continue
-        if stripped.startswith("|"):
-            flush()
-            cells = [c.strip() for c in stripped.strip("|").split("|")]
-            units.append(Unit(index, n, n, stripped, " | ".join(c for c in cells if c)))
-            continue
-        if _LIST_ITEM.match(line) and block:
-            flush()
-        block.append((n, line))
-    flush()
-    return [u for u in units if len(u.clean) >= 3]
-
-
-def _paragraph_units(block: list[tuple[int, str]], index: int) -> list[Unit]:
-    start, end = block[0][0], block[-1][0]
-    raw = " ".join(line.strip() for _, line in block)
-    clean = _LIST_ITEM.sub("", raw, count=1).lstrip("> ").strip()
-    if len(clean) <= SPLIT_PARAGRAPH_CHARS:
-        return [Unit(index, start, end, block[0][1].strip(), clean)]
-    # long paragraph: one unit per sentence, each mapped back to the lines it spans
-    out: list[Unit] = []
-    offsets: list[tuple[int, int]] = []  # (char offset in `joined`, line number)
-    joined = ""
-    for n, line in block:
-        offsets.append((len(joined), n))
-        joined += line.strip() + " "
-    for m in _SENTENCE.finditer(joined):
-        sentence = m.group().strip()
-        if len(sentence) < 3:
-            continue
-        first = max(n for off, n in offsets if off <= m.start() + (len(m.group()) - len(m.group().lstrip())))
-        last = max(n for off, n in offsets if off <= m.end() - 1)
-        line_text = next(line for n, line in block if n == first).strip()
-        quote = _quote_for(sentence, line_text)
-        out.append(Unit(index, first, last, quote, _LIST_ITEM.sub("", sentence, count=1).lstrip("> ").strip()))
-    return out
+    Score: weighted coverage of the question's terms (unit text plus its heading, and the text
+    alone), the item's grade, exact terms named, code for "how do I" questions; units in the other
+    language rank lower when the question's language is present.
+    """
+    terms = question_terms(question)
+    weights = term_weights(terms) if terms else {}
+    how = bool(_HOW.search(question))
+    q_lang = question_language(question)
+    best: dict[tuple[str, int, int], ScoredUnit] = {}
+    lead_terms = [t for t in exact_terms if len(t) > 2] or [t for t in terms if len(t) > 3]
+    for item, grade in items:
+        for unit in cache.units_in(item.path, item.start_line, item.end_line):
+            if looks_like_injection(unit.search_text):
+                continue
+            text = unit.search_text
+            body_cov = _coverage(terms, weights, text)
+            cov = _coverage(terms, weights, text + " " + " ".join(unit.heading_path[-1:]))
+            exact = 0.15 if any(t.lower() in text.lower() for t in exact_terms) else 0.0
+            short = 0.1 if unit.size < 20 else 0.0
+            # a unit that opens with what the question names is about it, not just mentioning it
+            lead = LEAD_BONUS if any(t.lower() in text[:LEAD_CHARS].lower() for t in lead_terms) else 0.0
+            code = CODE_BONUS if how and unit.has_code and body_cov > 0 else 0.0
+            score = cov + body_cov + 0.3 * grade + exact + code + lead - short
+            key = (unit.path, unit.start_line, unit.end_line)
+            if key not in best or best[key].score < score:
+                best[key] = ScoredUnit(score, body_cov, grade, unit)
+    ranked = list(best.values())
+    langs = {_unit_language(s.unit) for s in ranked if s.body_cov > 0}
+    if q_lang in langs:
+        ranked = [s if _unit_language(s.unit) in (q_lang, "other") else ScoredUnit(s.score * OTHER_LANGUAGE_FACTOR, s.body_cov, s.grade, s.unit) for s in ranked]
+    ranked.sort(key=lambda s: (-s.score, s.unit.path, s.unit.start_line))
+    return ranked
 
 
-def _quote_for(sentence: str, first_line: str) -> str:
-    """The longest head of the sentence that lies on its first line (the verifier's anchor)."""
-    words = sentence.split()
-    for k in range(len(words), 0, -1):
-        head = " ".join(words[:k])
-        if head in " ".join(first_line.split()):
-            return head
-    return first_line
+def _unit_language(unit: AnswerUnit) -> Lang:
+    _key, lang = twin_key(unit.path)
+    return lang if lang is not None else text_language(unit.text or unit.heading_path[-1] if unit.heading_path else unit.text)
+
+
+def fold_translations(ranked: list[ScoredUnit], q_lang: Lang, cache: UnitCache) -> list[ScoredUnit]:
+    """Keep one language of a translated page: a unit from a twin in the other language is swapped
+    for the twin's unit with the same code when the question's language has it, dropped when that
+    twin already supplies units and it adds no code, and kept otherwise."""
+    paths = list(dict.fromkeys(s.unit.path for s in ranked))
+    present = {p for p in paths if twin_key(p)[1] == q_lang}
+    out: list[ScoredUnit] = []
+    seen: set[tuple[str, int, int]] = set()
+    for s in ranked:
+        u = s.unit
+        _key, lang = twin_key(u.path)
+        if lang is None or lang == q_lang:
+            out.append(s)
+            continue
+        twins = twin_paths(u.path, q_lang, paths) or [p for p in language_variants(u.path, q_lang) if cache.exists(p)]
+        if not twins:
+            out.append(s)
+            continue
+        swap = next((t for p in twins for t in cache.file_units(p) if u.code and t.code.strip() == u.code.strip()), None)
+        if swap is not None:
+            key = (swap.path, swap.start_line, swap.end_line)
+            if key not in seen:
+                seen.add(key)
+                out.append(ScoredUnit(s.score, s.body_cov, s.grade, swap))
+            continue
+        twin_codes = {t.code.strip() for p in twins for t in cache.file_units(p) if t.code}
+        if any(p in present for p in twins) and (not u.code or u.code.strip() in twin_codes):
+            continue
+        out.append(s)
+    uniq: list[ScoredUnit] = []
+    keys: set[tuple[str, int, int]] = set()
+    for s in out:
+        key = (s.unit.path, s.unit.start_line, s.unit.end_line)
+        if key not in keys:
+            keys.add(key)
+            uniq.append(s)
+    return uniq
 
 
 def extractive_answer(
     question: str,
     items: Sequence[tuple[Evidence, float]],
+    cache: UnitCache,
     *,
     sub_questions: Sequence[str] = (),
     exact_terms: Sequence[str] = (),
     term_weights: TermWeights = uniform_weights,
 ) -> Draft:
-    """The offline answer: the most relevant units of the best items, each followed by its [n].
+    """The offline answer: the most relevant answer units of the best items, one cited bullet each.
 
     Args:
         question: the question.
         items: (evidence, grade) pairs, best first.
-        sub_questions: comparison subjects; each gets at least one unit when any matches.
+        cache: builds the units of each file from the file on disk.
+        sub_questions: comparison subjects; each must be covered by at least one unit.
         exact_terms: identifiers the question names (units containing them rank higher).
         term_weights: weights per question term.
 
     Returns:
-        The draft; an empty body when no unit shares a term with the question.
+        The draft (at most MAX_UNITS units, about MAX_ANSWER_CHARS characters); an empty body when
+        no unit shares a term with the question, `uncovered` naming subjects no unit is about.
     """
-    terms = question_terms(question)
-    weights = term_weights(terms) if terms else {}
-    scored: list[tuple[float, float, Unit]] = []
-    for idx, (item, grade) in enumerate(items):
-        for unit in extract_units(item, idx):
-            if looks_like_injection(unit.raw) or looks_like_injection(unit.clean):
-                continue
-            cov = _coverage(terms, weights, unit.clean + " " + " ".join(item.heading_path[-1:]))
-            body_cov = _coverage(terms, weights, unit.clean)
-            if body_cov <= 0:
-                continue
-            exact = 0.15 if any(t.lower() in unit.clean.lower() for t in exact_terms) else 0.0
-            short = 0.1 if len(unit.clean) < 20 else 0.0
-            scored.append((cov + body_cov + 0.3 * grade + exact - short, body_cov, unit))
-    if not scored:
+    q_lang = question_language(question)
+    ranked = fold_translations(rank_units(question, items, cache, exact_terms=exact_terms, term_weights=term_weights), q_lang, cache)
+    subjects = list(sub_questions) or comparison_subjects(question)
+    target = mention_target(question)
+    if target:
+        chosen = _choose_mentions(ranked, target)
+    else:
+        chosen = _choose(ranked, subjects)
+    if not chosen:
         return Draft("", (), 0.0)
-    scored.sort(key=lambda t: -t[0])
-    best = scored[0][0]
-    chosen: list[tuple[float, Unit]] = []
-    for sub in sub_questions:
-        sub_terms = question_terms(sub)
-        match = next((s for s in scored if sub_terms and _coverage(sub_terms, weights, s[2].clean) > 0), None)
-        if match is not None and all(match[2] is not c[1] for c in chosen):
-            chosen.append((match[0], match[2]))
-    per_item: dict[int, int] = {}
-    for c in chosen:
-        per_item[c[1].item] = per_item.get(c[1].item, 0) + 1
-    for score, _cov, unit in scored:
-        if len(chosen) >= MAX_UNITS or score < UNIT_RELATIVE_MIN * best:
-            break
-        if any(unit is c[1] for c in chosen) or per_item.get(unit.item, 0) >= MAX_UNITS_PER_ITEM:
-            continue
-        if any(c[1].clean == unit.clean for c in chosen):
-            continue
-        chosen.append((score, unit))
-        per_item[unit.item] = per_item.get(unit.item, 0) + 1
-    # read in document order within each item, items in the order of their best unit
-    first_rank: dict[int, int] = {}
-    for rank, (_s, unit) in enumerate(chosen):
-        first_rank.setdefault(unit.item, rank)
-    chosen.sort(key=lambda c: (first_rank[c[1].item], c[1].start_line))
+    missing = tuple(uncovered(subjects, [_home(s.unit) + " " + s.unit.search_text for s in chosen])) if subjects else ()
     sources: list[SourceRef] = []
     lines: list[str] = []
-    for n, (_s, unit) in enumerate(chosen, 1):
-        item = items[unit.item][0]
-        sources.append(SourceRef(n, item.path, unit.start_line, unit.end_line, unit.raw[:QUOTE_CHARS]))
-        lines.append(f"- {unit.clean} [{n}]")
-    top_cov = max(c for _s, c, _u in scored)
+    for n, s in enumerate(chosen, 1):
+        u = s.unit
+        sources.append(SourceRef(n, u.path, u.start_line, u.end_line, u.quote))
+        rendered = u.render(n)
+        if target:
+            rendered = f"- **{u.path}**: " + rendered[2:]
+        lines.append(rendered)
+    top_cov = max(s.body_cov for s in chosen)
     confidence = round(min(1.0, 0.5 * max(g for _e, g in items) + 0.5 * min(1.0, top_cov)), 3)
-    return Draft("\n".join(lines), tuple(sources), confidence)
+    return Draft("\n".join(lines), tuple(sources), confidence, missing)
+
+
+def _home(unit: AnswerUnit) -> str:
+    """What a unit is about besides its words: its file's path and its headings."""
+    return unit.path.replace("/", " ").replace("-", " ") + " " + " ".join(unit.heading_path)
+
+
+def _fits(chosen: list[ScoredUnit], s: ScoredUnit) -> bool:
+    if len(chosen) >= MAX_UNITS or any(c.unit == s.unit or (c.unit.text, c.unit.code) == (s.unit.text, s.unit.code) for c in chosen):
+        return False
+    if sum(1 for c in chosen if c.unit.path == s.unit.path) >= MAX_UNITS_PER_FILE:
+        return False
+    return not chosen or sum(c.unit.size for c in chosen) + s.unit.size <= MAX_ANSWER_CHARS
+
+
+def _choose(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredUnit]:
+    relevant = [s for s in ranked if s.body_cov > 0]
+    chosen: list[ScoredUnit] = []
+    if subjects:
+        share = max(1, MAX_UNITS // len(subjects))
+        for subject in subjects:
+            # the subject's own page first (its path or headings name it), then any unit naming it
+            own = [s for s in ranked if covers(subject, [_home(s.unit)]) and not any(covers(o, [_home(s.unit)]) for o in subjects if o != subject)]
+            own.sort(key=lambda s: (not SUBSTANCE_HEADINGS.search(" ".join(s.unit.heading_path[1:])), s.unit.size < 40, -s.score))
+            named = [s for s in relevant if covers(subject, [s.unit.search_text])]
+            picked = 0
+            for s in [*own, *named]:
+                if picked >= share:
+                    break
+                if _fits(chosen, s):
+                    chosen.append(s)
+                    picked += 1
+    if relevant:
+        best = relevant[0].score
+        for s in relevant:
+            if s.score < UNIT_RELATIVE_MIN * best:
+                break
+            if not subjects and s.unit.path != relevant[0].unit.path and s.score < OTHER_FILE_RELATIVE_MIN * best:
+                continue
+            if _fits(chosen, s):
+                chosen.append(s)
+    return _reading_order(chosen)
+
+
+def _choose_mentions(ranked: list[ScoredUnit], target: str) -> list[ScoredUnit]:
+    """One unit per file for "which pages mention X": the best unit that names X, else the file's best."""
+    low = target.lower()
+    by_file: dict[str, ScoredUnit] = {}
+    for s in ranked:
+        names = low in s.unit.quote.lower()
+        have = by_file.get(s.unit.path)
+        if have is None or (names and low not in have.unit.quote.lower()):
+            by_file[s.unit.path] = s
+    picks = sorted(by_file.values(), key=lambda s: (low not in s.unit.quote.lower(), -s.score))
+    picks = [s for s in picks if low in s.unit.quote.lower() or covers(target, [s.unit.search_text, _home(s.unit)])]
+    return picks[:MAX_UNITS]
+
+
+def _reading_order(chosen: list[ScoredUnit]) -> list[ScoredUnit]:
+    """Files in the order of their best unit, units in document order within a file."""
+    first: dict[str, int] = {}
+    for rank, s in enumerate(chosen):
+        first.setdefault(s.unit.path, rank)
+    return sorted(chosen, key=lambda s: (first[s.unit.path], s.unit.start_line))
 
 
 def _coverage(terms: Sequence[str], weights: dict[str, float], text: str) -> float:
@@ -225,13 +274,27 @@ def _coverage(terms: Sequence[str], weights: dict[str, float], text: str) -> flo
     return sum(weights.get(t, 1.0) for t in terms if t in have) / total
 
 
+def model_units(
+    question: str,
+    items: Sequence[tuple[Evidence, float]],
+    cache: UnitCache,
+    *,
+    exact_terms: Sequence[str] = (),
+    term_weights: TermWeights = uniform_weights,
+) -> list[tuple[Evidence, float]]:
+    """What a model is shown: the same ranked units as the offline answer (translations folded), at
+    most MAX_SOURCES, each a whole unit as one item; the items themselves when no unit could be built."""
+    ranked = fold_translations(rank_units(question, items, cache, exact_terms=exact_terms, term_weights=term_weights), question_language(question), cache)
+    ranked = [s for s in ranked if s.body_cov > 0] + [s for s in ranked if s.body_cov <= 0]
+    if not ranked:
+        return list(items)
+    picked = _reading_order(ranked[:MAX_SOURCES])
+    return [(Evidence(s.unit.path, s.unit.start_line, s.unit.end_line, s.unit.quote, s.score, "unit", s.unit.heading_path), s.grade) for s in picked]
+
+
 def model_sources(items: Sequence[tuple[Evidence, float]]) -> list[SourceRef]:
-    """Sources [1]..[N] as the model is shown them; the quote is the item's first non-empty line."""
-    out = []
-    for n, (item, _g) in enumerate(items, 1):
-        first = next((ln.strip() for ln in item.text.split("\n") if ln.strip()), "")
-        out.append(SourceRef(n, item.path, item.start_line, item.end_line, first[:QUOTE_CHARS]))
-    return out
+    """Sources [1]..[N] as the model is shown them; the quote is the item's whole text (a unit's lines)."""
+    return [SourceRef(n, item.path, item.start_line, item.end_line, item.text.strip()) for n, (item, _g) in enumerate(items, 1)]
 
 
 def not_found_text(closest: Sequence[Evidence]) -> str:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kb_agent.corpus.blocks import CODE_KINDS, CONTAINERS, Block, children, code_mask, is_code_only, parse_blocks
 from kb_agent.corpus.markdown import (
     as_str_tuple,
-    fence_mask,
+    headings_from_blocks,
     parse_front_matter,
-    parse_headings,
     parse_links,
 )
 from kb_agent.types import Chunk, Document, Heading
@@ -23,20 +23,21 @@ from kb_agent.types import Chunk, Document, Heading
 MAX_CHUNK_WEIGHT = 1500
 # Sections lighter than this are merged with the next one so a bare heading is never a chunk.
 MIN_CHUNK_WEIGHT = 250
-# A single fence or table larger than this is split at line boundaries after all.
+# A single fence, table or list item larger than this is split after all (a container into its
+# children, anything else at line boundaries).
 HARD_MAX_WEIGHT = 6000
 # Everything that shapes chunks besides the code; the index fingerprint hashes it, so a change asks
 # for `kb index --rebuild`. A new tuning constant goes in here (a test checks); bump "rules" when the
-# splitting logic changes in a way these numbers do not show.
+# splitting logic changes in a way these numbers do not show (2: markdown-it blocks, list items and
+# intro sentences kept with their code).
 CHUNKING_PARAMS: dict[str, object] = {
-    "rules": 1,
+    "rules": 2,
     "MAX_CHUNK_WEIGHT": MAX_CHUNK_WEIGHT,
     "MIN_CHUNK_WEIGHT": MIN_CHUNK_WEIGHT,
     "HARD_MAX_WEIGHT": HARD_MAX_WEIGHT,
 }
 
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
-_TABLE_ROW = re.compile(r"^\s*\|")
 
 
 def weight(text: str) -> int:
@@ -49,6 +50,7 @@ class _Block:
     start: int  # 0-based inclusive
     end: int  # 0-based inclusive
     weight: int
+    index: int = -1  # the Block it came from (-1: loose lines outside any block)
 
 
 def parse_document(path: str, text: str) -> Document:
@@ -61,19 +63,16 @@ def parse_document(path: str, text: str) -> Document:
     Returns:
         The Document; chunks carry exact line ranges and heading breadcrumbs.
     """
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    lines = [ln.rstrip("\r") for ln in lines]
+    lines = split_lines(text)
     fm = parse_front_matter(lines)
-    fences = fence_mask(lines)
-    headings = parse_headings(lines, fences, start=fm.end_line)
-    links = parse_links(lines, fences)
+    blocks = parse_blocks(lines, fm.end_line)
+    headings = headings_from_blocks(blocks)
+    links = parse_links(lines, code_mask(blocks, len(lines)))
     title = str(fm.data.get("title") or "").strip()
     if not title:
         h1 = next((h for h in headings if h.level == 1), None)
         title = h1.text if h1 else path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    chunks = tuple(_chunk(path, lines, fences, headings, fm.end_line, title))
+    chunks = tuple(_chunk(path, lines, blocks, headings, fm.end_line, title))
     return Document(
         path=path,
         title=title,
@@ -86,7 +85,15 @@ def parse_document(path: str, text: str) -> Document:
     )
 
 
-def _chunk(path: str, lines: list[str], fences: list[bool], headings: list[Heading], body_start: int, title: str) -> list[Chunk]:
+def split_lines(text: str) -> list[str]:
+    """A file's lines as every part of kb numbers them (a final newline ends the last line)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln.rstrip("\r") for ln in lines]
+
+
+def _chunk(path: str, lines: list[str], blocks: tuple[Block, ...], headings: list[Heading], body_start: int, title: str) -> list[Chunk]:
     # sections: [start, end) 0-based, each starting at a heading (or at the body start)
     starts = [body_start] + [h.line - 1 for h in headings if h.line - 1 > body_start]
     by_line = {h.line - 1: h for h in headings}
@@ -116,38 +123,61 @@ def _chunk(path: str, lines: list[str], fences: list[bool], headings: list[Headi
         if w < MIN_CHUNK_WEIGHT and e < len(lines):
             pending = (s, e, crumbs)
             continue
-        chunks.extend(_split_section(path, lines, fences, s, e, crumbs, title))
+        chunks.extend(_split_section(path, lines, blocks, s, e, crumbs, title))
     if pending is not None:
-        chunks.extend(_split_section(path, lines, fences, pending[0], len(lines), pending[2], title))
+        chunks.extend(_split_section(path, lines, blocks, pending[0], len(lines), pending[2], title))
     return chunks
 
 
-def _blocks(lines: list[str], fences: list[bool], s: int, e: int) -> list[_Block]:
-    """Paragraph-level blocks: split at blank lines outside fences and tables."""
-    blocks: list[_Block] = []
-    i = s
-    while i < e:
-        j = i
-        while j < e:
-            if not fences[j] and lines[j].strip() == "" and j > i:
-                break
-            if fences[j] and j + 1 < e and not fences[j + 1] and (j == i or fences[j - 1]):
-                # end of a fence: a block boundary right after it
-                j += 1
-                break
-            j += 1
-        end = j - 1
-        blocks.append(_Block(i, end, weight("\n".join(lines[i : end + 1]))))
-        i = j
-    return blocks
+def _atoms(lines: list[str], blocks: tuple[Block, ...], s: int, e: int, parent: int = -1) -> list[_Block]:
+    """The pieces a chunk boundary may fall between: the blocks directly under `parent` inside
+    lines [s, e) (list items one by one), loose non-blank lines, and code glued to what precedes it."""
+    idx = [j for j in (range(len(blocks)) if parent < 0 else children(blocks, parent))
+           if blocks[j].parent == parent and s <= blocks[j].start - 1 < e]
+    covered = [False] * (e - s)
+    atoms: list[_Block] = []
+    for j in idx:
+        b = blocks[j]
+        lo, hi = b.start - 1, min(b.end - 1, e - 1)
+        for ln in range(lo, hi + 1):
+            covered[ln - s] = True
+        atoms.append(_Block(lo, hi, weight("\n".join(lines[lo : hi + 1])), j))
+    for ln in range(s, e):
+        if not covered[ln - s] and lines[ln].strip():
+            atoms.append(_Block(ln, ln, weight(lines[ln])))
+    atoms.sort(key=lambda a: a.start)
+    glued: list[_Block] = []
+    for a in atoms:
+        if glued and _attaches(lines, blocks, glued[-1], a) and glued[-1].weight + a.weight <= HARD_MAX_WEIGHT:
+            prev = glued[-1]
+            glued[-1] = _Block(prev.start, a.end, weight("\n".join(lines[prev.start : a.end + 1])), prev.index)
+        else:
+            glued.append(a)
+    return glued
 
 
-def _split_section(path: str, lines: list[str], fences: list[bool], s: int, e: int, crumbs: tuple[str, ...], title: str) -> list[Chunk]:
+def _attaches(lines: list[str], blocks: tuple[Block, ...], prev: _Block, a: _Block) -> bool:
+    """Code belongs with the item or sentence right above it (only blank lines between)."""
+    if a.index < 0 or prev.index < 0 or blocks[prev.index].kind == "heading":
+        return False
+    b = blocks[a.index]
+    code = b.kind in CODE_KINDS or (b.kind == "paragraph" and is_code_only("\n".join(lines[a.start : a.end + 1])))
+    return code and all(not lines[k].strip() for k in range(prev.end + 1, a.start))
+
+
+def _split_section(path: str, lines: list[str], blocks: tuple[Block, ...], s: int, e: int, crumbs: tuple[str, ...], title: str) -> list[Chunk]:
     out: list[Chunk] = []
     cur_s: int | None = None
     cur_e = s
     cur_w = 0
-    for b in _blocks(lines, fences, s, e):
+    todo = _atoms(lines, blocks, s, e)
+    while todo:
+        b = todo.pop(0)
+        if b.weight > HARD_MAX_WEIGHT and b.index >= 0 and blocks[b.index].kind in CONTAINERS:
+            inner = _atoms(lines, blocks, b.start, b.end + 1, parent=b.index)
+            if inner and not (len(inner) == 1 and inner[0].start == b.start and inner[0].end == b.end):
+                todo[:0] = inner
+                continue
         if b.weight > HARD_MAX_WEIGHT:
             if cur_s is not None:
                 out.extend(_make(path, lines, cur_s, cur_e, crumbs, title))

@@ -1,4 +1,5 @@
-"""Markdown structure: YAML front matter, ATX headings with GitHub anchors, links and wikilinks, fences."""
+"""Markdown structure: YAML front matter, headings (from corpus/blocks.py) with GitHub anchors, links and
+wikilinks, fences."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from kb_agent.corpus.blocks import Block
 from kb_agent.types import Heading, Link
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _WIKILINK = re.compile(r"\[\[([^\]\|#\n]*)(?:#([^\]\|\n]*))?(?:\|([^\]\n]*))?\]\]")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -71,20 +72,20 @@ def slugify(text: str) -> str:
     return "".join(out)
 
 
-def parse_headings(lines: list[str], fences: list[bool], start: int = 0) -> list[Heading]:
+def headings_from_blocks(blocks: tuple[Block, ...]) -> list[Heading]:
+    """Top-level headings (ATX `# x` and setext `x` over `===`/`---`) with unique GitHub anchors."""
     headings: list[Heading] = []
     seen: dict[str, int] = {}
-    for i in range(start, len(lines)):
-        if fences[i]:
+    for b in blocks:
+        if b.kind != "heading" or b.parent != -1:
             continue
-        m = _HEADING.match(lines[i])
-        if not m:
+        text = " ".join(b.text.split())
+        if not text:
             continue
-        text = m.group(2).strip()
         base = slugify(text)
         n = seen.get(base, 0)
         seen[base] = n + 1
-        headings.append(Heading(line=i + 1, level=len(m.group(1)), text=text, slug=base if n == 0 else f"{base}-{n}"))
+        headings.append(Heading(line=b.start, level=b.level, text=text, slug=base if n == 0 else f"{base}-{n}"))
     return headings
 
 

@@ -1,0 +1,95 @@
+"""Subjects of a question: the things a comparison compares and the term a "which pages mention X"
+question lists files for, and whether retrieved text covers each subject."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from kb_agent.agent.analyzer import comparison_subjects as _analyzer_subjects
+from kb_agent.index.tokenize import tokenize
+from kb_agent.types import Evidence
+
+# subject words that say nothing about which thing is meant
+_SUBJECT_FILLER = frozenset("the a an of in on for to with using use when what which how is are do does 的 在 用 使用".split())
+_MORE_COMPARISONS = [
+    re.compile(r"\b(?:should\s+(?:i|we)\s+use|when\s+(?:should\s+(?:i|we)\s+)?(?:to\s+)?use)\s+(?P<a>.+?)\s+(?:or|vs\.?|versus)\s+(?P<b>.+?)[?.!]*$", re.I),
+    re.compile(r"\bhow\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+differ(?:ent)?\s+from\s+(?P<b>.+?)[?.!]*$", re.I),
+    re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:有)?(?:什么|啥)?(?:区别|不同|差别|差异)"),
+    re.compile(r"(?P<a>[^，,？?]+?)\s*(?:还是)\s*(?P<b>[^，,？?]+?)[？?。]*$"),
+]
+_MENTION = [
+    re.compile(
+        r"\b(?:which|what|list(?:\s+all)?|find(?:\s+all)?|show(?:\s+all)?)\s+(?:other\s+)?(?:pages?|files?|docs?|documents?|runbooks?|notes?|adrs?)\s+"
+        r"(?:mention|mentions|refer\s+to|refers\s+to|reference|references|link\s+to|links\s+to|cite|cites|talk\s+about|use|uses|discuss|discusses)\s+"
+        r"(?P<x>.+?)[?.!]*$",
+        re.I,
+    ),
+    re.compile(r"(?:哪些|哪个|哪几个|列出)(?:页面|文档|文件|手册|笔记)(?:里|中)?(?:提到|提及|引用|涉及|链接到|讲到|用到)了?(?P<x>.+?)[？?。]*$"),
+]
+
+
+def comparison_subjects(question: str) -> list[str]:
+    """The things a comparison question compares ("difference between A and B", "A vs B",
+    "比较 A 和 B", "A 和 B 有什么区别"); [] when it is not a comparison."""
+    found = _analyzer_subjects(question)
+    if found:
+        return found
+    for pattern in _MORE_COMPARISONS:
+        m = pattern.search(question.strip())
+        if m:
+            a, b = m.group("a").strip(" ,，的"), m.group("b").strip(" ,，的")
+            if a and b and a.lower() != b.lower():
+                return [a, b]
+    return []
+
+
+def mention_target(question: str) -> str | None:
+    """X in "which pages mention X" / "哪些文档提到了 X", quotes removed; None otherwise."""
+    for pattern in _MENTION:
+        m = pattern.search(question.strip())
+        if m:
+            x = m.group("x").strip().strip("\"'`“”「」")
+            return x or None
+    return None
+
+
+def subject_terms(subject: str) -> list[str]:
+    """The subject's content tokens (what a passage must contain to be about it)."""
+    return list(dict.fromkeys(t for t in tokenize(subject, drop_stopwords=True) if t not in _SUBJECT_FILLER))
+
+
+def covers(subject: str, texts: Iterable[str]) -> bool:
+    """True when one of `texts` holds all of the subject's content tokens (at least half for long subjects)."""
+    terms = subject_terms(subject)
+    if not terms:
+        return True
+    need = len(terms) if len(terms) <= 2 else (len(terms) + 1) // 2
+    for text in texts:
+        have = set(tokenize(text))
+        if sum(1 for t in terms if t in have) >= need:
+            return True
+    return False
+
+
+def uncovered(subjects: Iterable[str], texts: list[str]) -> list[str]:
+    """The subjects no text covers."""
+    return [s for s in subjects if not covers(s, texts)]
+
+
+def subject_gaps(question: str, items: Iterable[Evidence]) -> list[str]:
+    """The comparison subjects of `question` that no item (its path, headings or text) is about."""
+    subjects = comparison_subjects(question)
+    if not subjects:
+        return []
+    texts = [f"{e.path.replace('/', ' ').replace('-', ' ')} {' '.join(e.heading_path)} {e.text}" for e in items]
+    return uncovered(subjects, texts)
+
+
+def mention_route(question: str, routing: list[str], exact_terms: list[str], keywords: list[str]) -> tuple[list[str], list[str], list[str]] | None:
+    """For "which pages mention X": grep for X and the link graph around X come first (both count as
+    evidence), with X as the exact term; None for other questions."""
+    target = mention_target(question)
+    if target is None:
+        return None
+    return (list(dict.fromkeys(["grep", "related", *routing])), list(dict.fromkeys([target, *exact_terms])), list(dict.fromkeys([target, *keywords])))

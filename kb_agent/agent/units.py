@@ -1,0 +1,339 @@
+"""Answer units: the pieces of a file an answer quotes — a list item with the command under it, a paragraph
+with its example, a table row with its header, a fence with the sentence that introduces it, a definition
+under its heading — each with its exact line range and the file's own text (only container markup dropped)."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kb_agent.corpus.blocks import CODE_KINDS, Block, is_code_only, parse_blocks
+from kb_agent.corpus.chunking import split_lines
+from kb_agent.corpus.markdown import headings_from_blocks, parse_front_matter
+
+# paragraphs longer than this are cut into sentence units so a citation points at the words that matter
+LONG_PARAGRAPH_CHARS = 400
+# a short paragraph right under a heading reads as that heading's definition (the heading is shown)
+DEFINITION_MAX_CHARS = 300
+# a fence longer than this is quoted by its first lines only: an answer is not a file dump
+MAX_CODE_LINES = 12
+
+UnitKind = str  # "item" | "paragraph" | "sentence" | "definition" | "row" | "code"
+Crumbs = Callable[[int], tuple[str, ...]]  # line -> heading breadcrumb
+
+_BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
+_QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?")
+# a sentence ends at . ! ? before a space or the end (not inside `cache.ttl_seconds`), or at 。！？
+_SENTENCE = re.compile(r"(?:[^.!?。！？]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|[。！？]+)?|[.!?。！？]+")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|<https?://[^>]+>|https?://\S+")
+_LABEL = re.compile(r"^\W*(more information|more info|see also|related to|related|source|homepage|docs?|documentation|"
+                    r"website|link|links|更多信息|参见|相关|另见)\W*", re.I)
+# lines that address an AI rather than a reader: quoted injection attempts are never answer material
+_INJECTION = re.compile(
+    r"ignore (all |any )?(the )?(previous|prior|above) instructions|disregard (all |the )?(previous|prior|above)|"
+    r"\b(note|message) to (ai|llm|the assistant|assistants|ai assistants|language models)\b|system prompt|"
+    r"you are now|忽略(之前|以上|所有)的?(指令|说明)",
+    re.I,
+)
+# MkDocs markup that is layout, not content: admonition/tab fences and include directives
+_LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|\{\*.*\*\}|\{!.*!\})\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerUnit:
+    """One quotable unit: where it is, the prose and code shown, and the exact text of its lines."""
+
+    path: str
+    start_line: int
+    end_line: int
+    kind: UnitKind
+    text: str  # prose, verbatim within lines (soft line breaks read as spaces); may be empty
+    code: str  # a fence (with its ``` lines) or an inline `span`; empty when none
+    quote: str  # the cited lines' content, exactly
+    heading_path: tuple[str, ...] = ()
+
+    @property
+    def search_text(self) -> str:
+        return f"{self.text} {self.code}".strip()
+
+    @property
+    def has_code(self) -> bool:
+        return bool(self.code)
+
+    def render(self, n: int) -> str:
+        """One markdown bullet ending in the marker `[n]`; a fence follows on indented lines."""
+        if self.code.startswith(("```", "~~~")):
+            # a fence nothing introduces is labelled with its heading (markup, not quoted text)
+            head = self.text or (f"*{self.heading_path[-1]}*" if self.heading_path else "*Code*")
+            body = "\n".join("  " + ln if ln.strip() else "" for ln in self.code.split("\n"))
+            return f"- {head} [{n}]\n{body}"
+        parts = [p for p in (self.text, self.code) if p]
+        return f"- {' '.join(parts)} [{n}]"
+
+    @property
+    def size(self) -> int:
+        return len(self.text) + len(self.code)
+
+
+class UnitCache:
+    """Builds each file's units once per answer, from the file on disk under the KB root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._units: dict[str, list[AnswerUnit]] = {}
+
+    def file_units(self, rel: str) -> list[AnswerUnit]:
+        if rel not in self._units:
+            try:
+                full = (self.root / rel).resolve()
+                full.relative_to(self.root)
+                text = full.read_text(encoding="utf-8", errors="replace")
+            except (OSError, ValueError):
+                self._units[rel] = []
+            else:
+                self._units[rel] = build_units(rel, split_lines(text))
+        return self._units[rel]
+
+    def units_in(self, rel: str, start: int, end: int) -> list[AnswerUnit]:
+        """The units of `rel` that overlap lines start..end."""
+        return [u for u in self.file_units(rel) if u.start_line <= end and u.end_line >= start]
+
+    def exists(self, rel: str) -> bool:
+        try:
+            return (self.root / rel).is_file()
+        except OSError:
+            return False
+
+
+def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
+    """Every answer unit of one file, in document order.
+
+    Front matter, headings, HTML, rules and boilerplate (link-only "More information", "Related to"
+    lines, badges, layout directives) never become units.
+
+    Args:
+        path: the file's path relative to the KB root.
+        lines: the file's lines.
+
+    Returns:
+        The units with exact 1-based line ranges.
+    """
+    fm = parse_front_matter(lines)
+    blocks = parse_blocks(lines, fm.end_line)
+    heads = headings_from_blocks(blocks)
+    head_lines = [h.line for h in heads]
+
+    def crumbs(line: int) -> tuple[str, ...]:
+        trail: list[tuple[int, str]] = []
+        for h in heads[: bisect.bisect_right(head_lines, line)]:
+            while trail and trail[-1][0] >= h.level:
+                trail.pop()
+            trail.append((h.level, h.text))
+        return tuple(t for _, t in trail)
+
+    leaves = [j for j, b in enumerate(blocks) if b.kind not in ("list_item", "blockquote")]
+    used: set[int] = set()
+    units: list[AnswerUnit] = []
+    for pos, j in enumerate(leaves):
+        if j in used:
+            continue
+        b = blocks[j]
+        nxt = leaves[pos + 1] if pos + 1 < len(leaves) else None
+        prev = leaves[pos - 1] if pos > 0 else None
+        if b.kind == "paragraph":
+            code_j = nxt if nxt is not None and _code_follows(lines, blocks, b, blocks[nxt]) else None
+            if code_j is not None:
+                used.add(code_j)
+            units.extend(_paragraph_units(path, lines, blocks, j, code_j, prev, crumbs))
+        elif b.kind in CODE_KINDS:
+            code, end = _code_text(lines, blocks, b)
+            if code.strip("`~\n "):
+                units.append(_unit(path, lines, b.start, end, "code", "", code, crumbs))
+        elif b.kind == "table":
+            units.extend(_row_units(path, lines, blocks, b, crumbs))
+    return units
+
+
+def _unit(path: str, lines: list[str], start: int, end: int, kind: UnitKind, text: str, code: str, crumbs: Crumbs) -> AnswerUnit:
+    quote = "\n".join(lines[start - 1 : end]).strip()
+    return AnswerUnit(path, start, end, kind, text, code, quote, crumbs(start))
+
+
+def _ancestors(blocks: tuple[Block, ...], b: Block) -> list[Block]:
+    out = []
+    p = b.parent
+    while p >= 0:
+        out.append(blocks[p])
+        p = blocks[p].parent
+    return out
+
+
+def _strip_containers(line: str, quotes: int, bullets: int) -> str:
+    """Remove `quotes` blockquote markers and `bullets` list markers from the front of a line."""
+    for _ in range(quotes + bullets + 1):
+        m = _QUOTE_MARK.match(line)
+        if m and quotes > 0:
+            line, quotes = line[m.end() :], quotes - 1
+            continue
+        m = _BULLET.match(line)
+        if m and bullets > 0:
+            line, bullets = line[m.end() :], bullets - 1
+            continue
+        break
+    return line
+
+
+def _prose_lines(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[str]:
+    anc = _ancestors(blocks, b)
+    quotes = sum(1 for a in anc if a.kind == "blockquote")
+    out = []
+    for ln in range(b.start, b.end + 1):
+        bullets = sum(1 for a in anc if a.kind == "list_item" and a.start == ln)
+        out.append(_strip_containers(lines[ln - 1], quotes, bullets).strip())
+    return out
+
+
+def _code_text(lines: list[str], blocks: tuple[Block, ...], b: Block) -> tuple[str, int]:
+    """A code block as shown (container markers and common indent removed, words untouched), and the
+    last line quoted (a long fence is quoted by its first MAX_CODE_LINES lines)."""
+    quotes = sum(1 for a in _ancestors(blocks, b) if a.kind == "blockquote")
+    raw = [_strip_containers(lines[ln - 1], quotes, 0) for ln in range(b.start, b.end + 1)]
+    end = b.end
+    if b.kind == "fence":
+        body = raw[1:-1] if len(raw) > 1 and raw[-1].strip()[:3] == raw[0].strip()[:3] else raw[1:]
+        if len(body) > MAX_CODE_LINES:
+            body = body[:MAX_CODE_LINES]
+            end = b.start + MAX_CODE_LINES
+        indent = len(raw[0]) - len(raw[0].lstrip(" "))
+        body = [ln[min(indent, len(ln) - len(ln.lstrip(" "))) :] for ln in body]
+        opener = raw[0].strip()
+        closer = opener[0] * (len(opener) - len(opener.lstrip(opener[0])))
+        return "\n".join([opener, *body, closer]), end
+    body = raw[:MAX_CODE_LINES]
+    if len(raw) > MAX_CODE_LINES:
+        end = b.start + MAX_CODE_LINES - 1
+    indent = min((len(ln) - len(ln.lstrip(" ")) for ln in body if ln.strip()), default=0)
+    return "\n".join(["```", *(ln[indent:] for ln in body), "```"]), end
+
+
+def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block) -> bool:
+    """Is `c` the code that belongs to paragraph `b` (next block, only blank lines between, not a new
+    list item, not deeper in the nesting)?"""
+    if c.start <= b.end or any(lines[k - 1].strip(" \t>") for k in range(b.end + 1, c.start)):
+        return False
+    if c.depth > b.depth:
+        return False
+    if c.kind in CODE_KINDS:
+        return True
+    if c.kind != "paragraph" or c.end != c.start:
+        return False
+    if c.parent >= 0 and blocks[c.parent].kind == "list_item" and blocks[c.parent].start == c.start:
+        return False
+    return is_code_only(" ".join(_prose_lines(lines, blocks, c)))
+
+
+def looks_like_injection(text: str) -> bool:
+    """True for text that tries to instruct an AI (it is data, and never quoted as an answer)."""
+    return _INJECTION.search(text) is not None
+
+
+def is_boilerplate(text: str) -> bool:
+    """Link-only lines ("More information: <url>", "Related to: [ADR 2](…)"), badges and layout directives."""
+    if _LAYOUT.match(text):
+        return True
+    rest = _MD_LINK.sub(" ", text)
+    rest = _LABEL.sub("", rest.replace("*", " ").replace("_", " "))
+    return not re.search(r"\w", rest) and text.strip() != ""
+
+
+def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: int, code_j: int | None, prev: int | None, crumbs: Crumbs) -> list[AnswerUnit]:
+    b = blocks[j]
+    prose = _prose_lines(lines, blocks, b)
+    first, last = b.start, b.end
+    # boilerplate lines at either end ("More information: <url>" under a description) are cut off
+    while len(prose) > 1 and is_boilerplate(prose[-1]):
+        prose, last = prose[:-1], last - 1
+    while len(prose) > 1 and is_boilerplate(prose[0]) and not any(a.start == first for a in _ancestors(blocks, b)):
+        prose, first = prose[1:], first + 1
+    if (first, last) != (b.start, b.end):
+        b = Block(b.kind, first, last, b.parent, b.depth)
+    text = " ".join(p for p in prose if p)
+    if _LAYOUT.match(text) or all(_LAYOUT.match(p) for p in prose if p):
+        return []
+    code = ""
+    end = b.end
+    if code_j is not None:
+        c = blocks[code_j]
+        if c.kind == "paragraph":
+            code = " ".join(_prose_lines(lines, blocks, c)).strip()
+            end = c.end
+        else:
+            code, end = _code_text(lines, blocks, c)
+    if is_boilerplate(text) and not code:
+        return []
+    if is_code_only(text) and not code:
+        return [_unit(path, lines, b.start, end, "code", "", text, crumbs)]
+    start = b.start
+    parent = blocks[b.parent] if b.parent >= 0 else None
+    kind: UnitKind = "item" if parent is not None and parent.kind == "list_item" and parent.start == b.start else "paragraph"
+    if len(text) > LONG_PARAGRAPH_CHARS or looks_like_injection(text):
+        sentences = [t for t in _sentences(prose, b.start) if not looks_like_injection(t[2])]
+        if not sentences:
+            return []
+        if not code:
+            return [_unit(path, lines, s, e, "sentence", t, "", crumbs) for s, e, t in sentences]
+        head = [_unit(path, lines, s, e, "sentence", t, "", crumbs) for s, e, t in sentences[:-1]]
+        s, _e, t = sentences[-1]
+        return [*head, _unit(path, lines, s, end, kind, t, code, crumbs)]
+    if prev is not None and kind == "paragraph" and not code and len(text) <= DEFINITION_MAX_CHARS:
+        h = blocks[prev]
+        if h.kind == "heading" and h.level >= 2 and h.parent == b.parent and not any(lines[k - 1].strip() for k in range(h.end + 1, b.start)):
+            shown = " ".join(h.text.split()).replace("`", "")
+            return [_unit(path, lines, h.start, end, "definition", f"**{shown}**: {text}", "", crumbs)]
+    return [_unit(path, lines, start, end, kind, text, code, crumbs)]
+
+
+def _sentences(prose: list[str], first_line: int) -> list[tuple[int, int, str]]:
+    """Sentences of a wrapped paragraph as (first line, last line, text); text is verbatim."""
+    joined = ""
+    offsets: list[tuple[int, int]] = []
+    for k, p in enumerate(prose):
+        if joined:
+            joined += " "
+        offsets.append((len(joined), first_line + k))
+        joined += p
+    out: list[tuple[int, int, str]] = []
+    for m in _SENTENCE.finditer(joined):
+        t = m.group().strip()
+        if len(t) < 3:
+            continue
+        lead = m.start() + len(m.group()) - len(m.group().lstrip())
+        s = max(n for off, n in offsets if off <= lead)
+        e = max(n for off, n in offsets if off <= max(m.end() - 1, lead))
+        out.append((s, e, t))
+    return out or [(first_line, first_line + len(prose) - 1, joined)]
+
+
+def _cells(row: str) -> list[str]:
+    row = row.strip()
+    if row.startswith("|"):
+        row = row[1:]
+    if row.endswith("|") and not row.endswith("\\|"):
+        row = row[:-1]
+    return [c.strip() for c in re.split(r"(?<!\\)\|", row)]
+
+
+def _row_units(path: str, lines: list[str], blocks: tuple[Block, ...], b: Block, crumbs: Crumbs) -> list[AnswerUnit]:
+    quotes = sum(1 for a in _ancestors(blocks, b) if a.kind == "blockquote")
+    header = [h.replace("`", "") for h in _cells(_strip_containers(lines[b.start - 1], quotes, 0))]
+    out = []
+    for ln in b.rows:
+        cells = _cells(_strip_containers(lines[ln - 1], quotes, 0))
+        if not any(cells):
+            continue
+        parts = [f"{header[k]}: {c}" if k < len(header) and header[k] else c for k, c in enumerate(cells) if c]
+        out.append(_unit(path, lines, ln, ln, "row", " · ".join(parts), "", crumbs))
+    return out

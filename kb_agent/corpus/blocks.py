@@ -1,0 +1,141 @@
+"""Markdown block structure from markdown-it-py tokens: headings (ATX and setext), paragraphs, list
+items, fences, indented code, tables, blockquotes and HTML, each with its exact 1-based line range.
+Front matter is not parsed here (corpus/markdown.py owns it); its lines are blanked before parsing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from markdown_it import MarkdownIt
+
+BlockKind = Literal["heading", "paragraph", "list_item", "fence", "code", "table", "blockquote", "html", "hr"]
+CONTAINERS: frozenset[str] = frozenset({"list_item", "blockquote"})
+CODE_KINDS: frozenset[str] = frozenset({"fence", "code"})
+# deeper nesting than this is parsed as text (markdown-it's own guard against pathological input)
+MAX_NESTING = 40
+
+_BLANKISH = re.compile(r"^[\s>]*$")
+_INLINE_CODE_ONLY = re.compile(r"^\s*(`+)[^`].*?\1\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One block of a markdown file; lines are 1-based and inclusive, trailing blank lines trimmed."""
+
+    kind: BlockKind
+    start: int
+    end: int
+    parent: int  # index of the enclosing list item / blockquote in the block tuple; -1 at top level
+    depth: int  # how many containers enclose it
+    level: int = 0  # heading level (1-6)
+    text: str = ""  # heading text; a fence's info string
+    rows: tuple[int, ...] = ()  # table: the line of each body row (the header row is `start`)
+    setext: bool = False  # heading written as text over === or ---
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING, "html": True}).enable("table")
+    # only block structure is needed; inline parsing is the slow half and is skipped
+    md.disable(["inline", "text_join"], ignoreInvalid=True)
+    return md
+
+
+def parse_blocks(lines: list[str], body_start: int = 0) -> tuple[Block, ...]:
+    """Parse a file's lines once into blocks, in document order (a container before its children).
+
+    Args:
+        lines: the file's lines (no line terminators).
+        body_start: lines before this 0-based index (the front matter) are left out.
+
+    Returns:
+        The blocks; `parent` indexes into the same tuple.
+    """
+    # a lone \r would be a line break to markdown-it and shift every later line number
+    body = [""] * body_start + [ln.replace("\r", " ") for ln in lines[body_start:]]
+    tokens = _parser().parse("\n".join(body))
+    blocks: list[Block] = []
+    stack: list[int] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        i += 1
+        if t.type.endswith("_close") and t.type in ("list_item_close", "blockquote_close"):
+            if stack:
+                stack.pop()
+            continue
+        if t.map is None:
+            continue
+        kind: BlockKind | None = None
+        extra: dict[str, object] = {}
+        if t.type == "list_item_open":
+            kind = "list_item"
+        elif t.type == "blockquote_open":
+            kind = "blockquote"
+        elif t.type == "heading_open":
+            kind = "heading"
+            inline = tokens[i] if i < len(tokens) else None
+            extra = {"level": int(t.tag[1:]), "text": (inline.content if inline is not None else "").strip(), "setext": t.markup in ("=", "-")}
+        elif t.type == "paragraph_open":
+            kind = "paragraph"
+        elif t.type == "fence":
+            kind = "fence"
+            extra = {"text": t.info.strip()}
+        elif t.type == "code_block":
+            kind = "code"
+        elif t.type == "html_block":
+            kind = "html"
+        elif t.type == "hr":
+            kind = "hr"
+        elif t.type == "table_open":
+            kind = "table"
+            rows: list[int] = []
+            in_body = False
+            while i < len(tokens) and tokens[i].type != "table_close":
+                tok = tokens[i]
+                if tok.type == "tbody_open":
+                    in_body = True
+                elif tok.type == "tr_open" and in_body and tok.map is not None:
+                    rows.append(tok.map[0] + 1)
+                i += 1
+            extra = {"rows": tuple(rows)}
+        if kind is None:
+            continue
+        start = t.map[0] + 1
+        end = _trim_end(body, start, t.map[1])
+        parent = stack[-1] if stack else -1
+        blocks.append(Block(kind, start, end, parent, len(stack), **extra))  # type: ignore[arg-type]
+        if kind in CONTAINERS:
+            stack.append(len(blocks) - 1)
+    return tuple(blocks)
+
+
+def _trim_end(lines: list[str], start: int, end: int) -> int:
+    """Drop trailing lines that are blank once blockquote markers are removed."""
+    end = min(end, len(lines))
+    while end > start and _BLANKISH.match(lines[end - 1]):
+        end -= 1
+    return max(end, start)
+
+
+def children(blocks: tuple[Block, ...], index: int) -> list[int]:
+    """Indexes of the direct children of the container at `index`."""
+    return [j for j in range(index + 1, len(blocks)) if blocks[j].parent == index]
+
+
+def is_code_only(text: str) -> bool:
+    """A paragraph that is nothing but one inline code span, e.g. `` `tar czf out.tgz -C dir .` ``."""
+    return bool(_INLINE_CODE_ONLY.match(text)) and "\n" not in text.strip()
+
+
+def code_mask(blocks: tuple[Block, ...], n_lines: int) -> list[bool]:
+    """True for every line inside a fence or an indented code block."""
+    mask = [False] * n_lines
+    for b in blocks:
+        if b.kind in CODE_KINDS:
+            for ln in range(b.start - 1, min(b.end, n_lines)):
+                mask[ln] = True
+    return mask

@@ -1,0 +1,140 @@
+"""Answer units: a list item with its command, a fence with its intro, a table row with its header,
+blockquotes without markers, boilerplate and front matter never units, the file's text verbatim."""
+
+from __future__ import annotations
+
+from kb_agent.agent.units import AnswerUnit, build_units, is_boilerplate
+from kb_agent.corpus.chunking import split_lines
+
+TLDR = """# tar
+
+> Archiving utility.
+> More information: <https://www.gnu.org/software/tar>.
+
+- Create a gzipped archive of a folder's contents:
+
+`tar czf out.tgz -C dir .`
+
+- List the contents of an archive:
+
+`tar tvf {{path/to/source.tar}}`
+"""
+
+RUNBOOK = """---
+title: "ADR 0005: Shard the cache"
+tags: [adr, redis]
+owner: platform-team
+---
+
+# Runbook
+
+- **Status:** Superseded by [ADR 0006](0006.md)
+- **Related to:** [ADR 0002](0002.md)
+
+[![build](https://ci/badge.svg)](https://ci)
+
+- Undo the last commit, keeping its changes:
+  ```bash
+  git reset HEAD~
+  ```
+
+To restore a dump, run:
+
+```bash
+pg_restore -d orders a b ...
+```
+
+## cache.ttl_seconds
+
+How long an entry lives, in seconds.
+
+| Key | Default | Meaning |
+|-----|---------|---------|
+| `cache.ttl_seconds` | 300 | entry lifetime |
+| `cache.size_mb` | 512 | memory cap |
+
+Setext title
+============
+
+Example:
+
+    nwctl status --env prod
+"""
+
+
+def units(text: str, path: str = "a.md") -> list[AnswerUnit]:
+    return build_units(path, split_lines(text))
+
+
+def by_text(us: list[AnswerUnit], needle: str) -> AnswerUnit:
+    return next(u for u in us if needle in u.text + u.code)
+
+
+def test_list_item_with_the_command_after_a_blank_line_is_one_unit() -> None:
+    us = units(TLDR)
+    u = by_text(us, "gzipped archive")
+    assert (u.start_line, u.end_line, u.kind) == (6, 8, "item")
+    assert u.text == "Create a gzipped archive of a folder's contents:"
+    assert u.code == "`tar czf out.tgz -C dir .`", "the command is verbatim: `dir .` keeps its space"
+    assert u.render(1) == "- Create a gzipped archive of a folder's contents: `tar czf out.tgz -C dir .` [1]"
+    assert "`tar czf out.tgz -C dir .`" in u.quote and u.quote.startswith("- Create")
+
+
+def test_blockquote_without_markers_and_more_information_dropped() -> None:
+    us = units(TLDR)
+    q = by_text(us, "Archiving")
+    assert (q.text, q.start_line, q.end_line) == ("Archiving utility.", 3, 3)
+    assert is_boilerplate("More information: <https://www.gnu.org/software/tar>.")
+    assert is_boilerplate("**Related to:** [ADR 0002](0002.md)")
+    assert is_boilerplate("[![build](https://ci/badge.svg)](https://ci)")
+    assert not is_boilerplate("**Status:** Superseded by [ADR 0006](0006.md)")
+
+
+def test_list_item_with_a_fence_under_it() -> None:
+    u = by_text(units(RUNBOOK), "Undo the last commit")
+    assert (u.start_line, u.end_line) == (14, 17)
+    assert u.code == "```bash\ngit reset HEAD~\n```"
+    assert u.render(2) == "- Undo the last commit, keeping its changes: [2]\n  ```bash\n  git reset HEAD~\n  ```"
+
+
+def test_fence_with_the_sentence_that_introduces_it() -> None:
+    u = by_text(units(RUNBOOK), "To restore a dump")
+    assert (u.start_line, u.end_line) == (19, 23)
+    assert u.text == "To restore a dump, run:"
+    assert "pg_restore -d orders a b ..." in u.code, "`a b ...` is not merged into `a b...`"
+
+
+def test_table_row_with_its_header() -> None:
+    u = by_text(units(RUNBOOK), "cache.size_mb")
+    assert (u.start_line, u.end_line, u.kind) == (32, 32, "row")
+    assert u.text == "Key: `cache.size_mb` · Default: 512 · Meaning: memory cap"
+    assert u.quote == "| `cache.size_mb` | 512 | memory cap |"
+
+
+def test_definition_under_its_heading() -> None:
+    u = by_text(units(RUNBOOK), "How long an entry lives")
+    assert u.kind == "definition" and (u.start_line, u.end_line) == (25, 27)
+    assert u.text == "**cache.ttl_seconds**: How long an entry lives, in seconds."
+
+
+def test_boilerplate_and_front_matter_are_never_units() -> None:
+    us = units(RUNBOOK)
+    shown = " ".join(u.text + u.code for u in us)
+    assert all(u.start_line > 5 for u in us), "front matter is not an answer"
+    assert "owner" not in shown and "platform-team" not in shown
+    assert "Related to" not in shown and "badge" not in shown
+    assert "Superseded by [ADR 0006](0006.md)" in shown
+
+
+def test_setext_heading_is_not_a_unit_and_indented_code_is_code() -> None:
+    us = units(RUNBOOK)
+    assert not any("Setext title" in u.text or "=====" in u.text for u in us)
+    u = by_text(us, "nwctl status")
+    assert u.text == "Example:" and u.code == "```\nnwctl status --env prod\n```"
+    assert (u.start_line, u.end_line) == (37, 39)
+
+
+def test_units_quote_exactly_their_lines() -> None:
+    lines = split_lines(RUNBOOK)
+    for u in units(RUNBOOK):
+        assert u.quote == "\n".join(lines[u.start_line - 1 : u.end_line]).strip()
