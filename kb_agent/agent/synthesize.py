@@ -182,7 +182,7 @@ def extractive_answer(
     subjects = list(sub_questions) or comparison_subjects(question)
     target = mention_target(question)
     if target:
-        chosen = _choose_mentions(ranked, target)
+        chosen = _fold_files(_choose_mentions(ranked, target, _mention_lines(items, cache, target, ranked)), q_lang)
     else:
         chosen = _choose(ranked, subjects)
     if not chosen:
@@ -244,11 +244,27 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredUni
     return _reading_order(chosen)
 
 
-def _choose_mentions(ranked: list[ScoredUnit], target: str) -> list[ScoredUnit]:
+def _mention_lines(items: Sequence[tuple[Evidence, float]], cache: UnitCache, target: str, ranked: list[ScoredUnit]) -> list[ScoredUnit]:
+    """For files where no unit names X (a link-only line is not a unit), the line that does."""
+    low = target.lower()
+    named = {s.unit.path for s in ranked if low in s.unit.quote.lower()}
+    out = []
+    for item, grade in items:
+        if item.path in named:
+            continue
+        cache.file_units(item.path)
+        u = cache.line_unit(item.path, item.start_line, item.end_line, target)
+        if u is not None:
+            named.add(item.path)
+            out.append(ScoredUnit(0.3 * grade, 0.0, grade, u))
+    return out
+
+
+def _choose_mentions(ranked: list[ScoredUnit], target: str, extra: list[ScoredUnit]) -> list[ScoredUnit]:
     """One unit per file for "which pages mention X": the best unit that names X, else the file's best."""
     low = target.lower()
     by_file: dict[str, ScoredUnit] = {}
-    for s in ranked:
+    for s in [*ranked, *extra]:
         names = low in s.unit.quote.lower()
         have = by_file.get(s.unit.path)
         if have is None or (names and low not in have.unit.quote.lower()):
@@ -256,6 +272,13 @@ def _choose_mentions(ranked: list[ScoredUnit], target: str) -> list[ScoredUnit]:
     picks = sorted(by_file.values(), key=lambda s: (low not in s.unit.quote.lower(), -s.score))
     picks = [s for s in picks if low in s.unit.quote.lower() or covers(target, [s.unit.search_text, _home(s.unit)])]
     return picks[:MAX_UNITS]
+
+
+def _fold_files(chosen: list[ScoredUnit], q_lang: Lang) -> list[ScoredUnit]:
+    """A file list names a translated page once, in the question's language when it is listed."""
+    keys = {twin_key(s.unit.path)[0] for s in chosen if twin_key(s.unit.path)[1] == q_lang}
+    kept = [s for s in chosen if twin_key(s.unit.path)[1] in (None, q_lang) or twin_key(s.unit.path)[0] not in keys]
+    return sorted(kept, key=lambda s: twin_key(s.unit.path)[1] not in (None, q_lang))
 
 
 def _reading_order(chosen: list[ScoredUnit]) -> list[ScoredUnit]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kb_agent.corpus.blocks import CODE_KINDS, Block, is_code_only, parse_blocks
 from kb_agent.corpus.chunking import split_lines
-from kb_agent.corpus.markdown import headings_from_blocks, parse_front_matter
+from kb_agent.corpus.markdown import heading_text, headings_from_blocks, parse_front_matter
 
 # paragraphs longer than this are cut into sentence units so a citation points at the words that matter
 LONG_PARAGRAPH_CHARS = 400
@@ -38,6 +38,7 @@ _INJECTION = re.compile(
     r"you are now|忽略(之前|以上|所有)的?(指令|说明)",
     re.I,
 )
+_WRAPPER_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]*(\s[^<>]*)?>\s*$")
 # MkDocs markup that is layout, not content: admonition/tab fences and include directives
 _LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|\{\*.*\*\}|\{!.*!\})\s*$")
 
@@ -84,6 +85,7 @@ class UnitCache:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self._units: dict[str, list[AnswerUnit]] = {}
+        self._lines: dict[str, list[str]] = {}
 
     def file_units(self, rel: str) -> list[AnswerUnit]:
         if rel not in self._units:
@@ -94,8 +96,22 @@ class UnitCache:
             except (OSError, ValueError):
                 self._units[rel] = []
             else:
-                self._units[rel] = build_units(rel, split_lines(text))
+                self._lines[rel] = split_lines(text)
+                self._units[rel] = build_units(rel, self._lines[rel])
         return self._units[rel]
+
+    def line_unit(self, rel: str, start: int, end: int, needle: str) -> AnswerUnit | None:
+        """The first line in start..end naming `needle` (any case) as a one-line unit, even when it is
+        link-only: for "which pages mention X" the mention itself is the evidence."""
+        lines = self._lines.get(rel)
+        if lines is None:
+            return None
+        low = needle.lower()
+        for n in range(max(start, 1), min(end, len(lines)) + 1):
+            if low in lines[n - 1].lower():
+                text = _strip_containers(lines[n - 1], 8, 1).strip()
+                return AnswerUnit(rel, n, n, "line", text, "", lines[n - 1].strip())
+        return None
 
     def units_in(self, rel: str, start: int, end: int) -> list[AnswerUnit]:
         """The units of `rel` that overlap lines start..end."""
@@ -134,7 +150,10 @@ def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
             trail.append((h.level, h.text))
         return tuple(t for _, t in trail)
 
-    leaves = [j for j, b in enumerate(blocks) if b.kind not in ("list_item", "blockquote")]
+    # HTML that only wraps other blocks (`<div class="termy">` … `</div>`) is transparent
+    wrappers = {ln for b in blocks if b.kind == "html" and all(_WRAPPER_TAG.match(lines[k - 1]) or not lines[k - 1].strip() for k in range(b.start, b.end + 1))
+                for ln in range(b.start, b.end + 1)}
+    leaves = [j for j, b in enumerate(blocks) if b.kind not in ("list_item", "blockquote") and not (b.kind == "html" and b.start in wrappers)]
     used: set[int] = set()
     units: list[AnswerUnit] = []
     for pos, j in enumerate(leaves):
@@ -144,7 +163,7 @@ def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
         nxt = leaves[pos + 1] if pos + 1 < len(leaves) else None
         prev = leaves[pos - 1] if pos > 0 else None
         if b.kind == "paragraph":
-            code_j = nxt if nxt is not None and _code_follows(lines, blocks, b, blocks[nxt]) else None
+            code_j = nxt if nxt is not None and _code_follows(lines, blocks, b, blocks[nxt], wrappers) else None
             if code_j is not None:
                 used.add(code_j)
             units.extend(_paragraph_units(path, lines, blocks, j, code_j, prev, crumbs))
@@ -219,10 +238,10 @@ def _code_text(lines: list[str], blocks: tuple[Block, ...], b: Block) -> tuple[s
     return "\n".join(["```", *(ln[indent:] for ln in body), "```"]), end
 
 
-def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block) -> bool:
+def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:
     """Is `c` the code that belongs to paragraph `b` (next block, only blank lines between, not a new
     list item, not deeper in the nesting)?"""
-    if c.start <= b.end or any(lines[k - 1].strip(" \t>") for k in range(b.end + 1, c.start)):
+    if c.start <= b.end or any(lines[k - 1].strip(" \t>") and k not in wrappers for k in range(b.end + 1, c.start)):
         return False
     if c.depth > b.depth:
         return False
@@ -291,7 +310,7 @@ def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: 
     if prev is not None and kind == "paragraph" and not code and len(text) <= DEFINITION_MAX_CHARS:
         h = blocks[prev]
         if h.kind == "heading" and h.level >= 2 and h.parent == b.parent and not any(lines[k - 1].strip() for k in range(h.end + 1, b.start)):
-            shown = " ".join(h.text.split()).replace("`", "")
+            shown = heading_text(h.text)[0].replace("`", "")
             return [_unit(path, lines, h.start, end, "definition", f"**{shown}**: {text}", "", crumbs)]
     return [_unit(path, lines, start, end, kind, text, code, crumbs)]
 

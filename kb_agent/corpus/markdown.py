@@ -12,6 +12,8 @@ from kb_agent.corpus.blocks import Block
 from kb_agent.types import Heading, Link
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# MkDocs / Pandoc attribute list closing a heading: `## Title { #custom-id }`
+_ATTR_LIST = re.compile(r"\s*\{\s*#([^\s}]+)[^}]*\}\s*$")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _WIKILINK = re.compile(r"\[\[([^\]\|#\n]*)(?:#([^\]\|\n]*))?(?:\|([^\]\n]*))?\]\]")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -72,6 +74,15 @@ def slugify(text: str) -> str:
     return "".join(out)
 
 
+def heading_text(raw: str) -> tuple[str, str | None]:
+    """A heading's text without a trailing `{ #id }` attribute list, and that explicit id."""
+    text = " ".join(raw.split())
+    m = _ATTR_LIST.search(text)
+    if m is None:
+        return text, None
+    return text[: m.start()].rstrip(), m.group(1)
+
+
 def headings_from_blocks(blocks: tuple[Block, ...]) -> list[Heading]:
     """Top-level headings (ATX `# x` and setext `x` over `===`/`---`) with unique GitHub anchors."""
     headings: list[Heading] = []
@@ -79,10 +90,10 @@ def headings_from_blocks(blocks: tuple[Block, ...]) -> list[Heading]:
     for b in blocks:
         if b.kind != "heading" or b.parent != -1:
             continue
-        text = " ".join(b.text.split())
+        text, anchor = heading_text(b.text)
         if not text:
             continue
-        base = slugify(text)
+        base = anchor or slugify(text)
         n = seen.get(base, 0)
         seen[base] = n + 1
         headings.append(Heading(line=b.start, level=b.level, text=text, slug=base if n == 0 else f"{base}-{n}"))

@@ -57,9 +57,12 @@ def search_terms(query: str) -> list[str]:
         word = m.group()
         if _IDENT_SHAPE.search(word) and len(word) >= 2 and word.lower() not in STOPWORDS:
             terms.append(word)
+    # tokens are stems (celery → celeri), which a literal grep would miss: grep the word as written
+    surface = {tokenize(w)[0]: w for w in re.findall(r"[A-Za-z][A-Za-z0-9]+", rest) if len(tokenize(w)) == 1}
     for tok in _join_single_cjk(tokenize(rest)):
         if tok in STOPWORDS:
             continue
+        tok = surface.get(tok, tok)
         if has_cjk(tok):
             if len(tok) >= 2:
                 terms.append(tok)
