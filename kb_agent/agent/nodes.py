@@ -182,12 +182,15 @@ def analyze_and_route(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> d
     if mention is not None:
         routing, exact_terms, keywords = mention
         fast_path = False
+    elif not sub_questions and not override:
+        sub_questions = comparison_subjects(question)  # shapes the analyzer misses ("A or B: which?")
+        fast_path = fast_path and not sub_questions
     run.detail = f"{query_type} → {' → '.join(routing)}" + (" (fast path)" if analysis.fast_path and not sub_questions else "")
     if attempt > 0:
         run.notes.append(f"re-retrieve attempt {attempt + 1}: {hint}")
     return {
         "query_type": query_type,
-        "sub_questions": sub_questions if not analysis.fast_path or use_model else [],
+        "sub_questions": sub_questions if not fast_path or use_model else [],
         "suggested_tools": suggested,
         "grep_keywords": keywords,
         "exact_terms": exact_terms,

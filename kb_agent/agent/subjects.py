@@ -17,6 +17,12 @@ _MORE_COMPARISONS = [
     re.compile(r"\bhow\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+differ(?:ent)?\s+from\s+(?P<b>.+?)[?.!]*$", re.I),
     re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:有)?(?:什么|啥)?(?:区别|不同|差别|差异)"),
     re.compile(r"(?P<a>[^，,？?]+?)\s*(?:还是)\s*(?P<b>[^，,？?]+?)[？?。]*$"),
+    re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:该|应该|要)?(?:怎么选|如何选择?|选哪个|用哪个)"),
+    re.compile(r"(?P<a>[\w.\-]+)\s+compared\s+(?:with|to)\s+(?P<b>[\w.\-]+)", re.I),
+    # "A or B: when should I use which?", "A or B — which one?"
+    re.compile(r"^(?P<a>[^:?,—]+?)\s+or\s+(?P<b>[^:?,—]+?)\s*[:?,—-]+\s*(?:when|which|what|how)\b", re.I),
+    # "PUT vs PATCH for updating an item — …": one or two words either side of vs
+    re.compile(r"(?P<a>[\w.\-]+(?:\s+[\w.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[\w.\-]+)", re.I),
 ]
 _MENTION = [
     re.compile(
