@@ -13,6 +13,7 @@ from kb_agent.agent.grade import TermWeights, question_terms, uniform_weights
 from kb_agent.agent.language import Lang, language_variants, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
+from kb_agent.corpus.chunking import weight
 from kb_agent.index.tokenize import tokenize
 from kb_agent.types import Evidence
 
@@ -178,8 +179,14 @@ def extractive_answer(
         no unit shares a term with the question, `uncovered` naming subjects no unit is about.
     """
     q_lang = question_language(question)
-    ranked = fold_translations(rank_units(question, items, cache, exact_terms=exact_terms, term_weights=term_weights), q_lang, cache)
     subjects = list(sub_questions) or comparison_subjects(question)
+    ranked = rank_units(question, items, cache, exact_terms=exact_terms, term_weights=term_weights)
+    if subjects:
+        # a section about a subject answers for it even where retrieval returned other lines of it
+        whole = _subject_files(ranked, subjects, cache)
+        if whole:
+            ranked = rank_units(question, [*items, *whole], cache, exact_terms=exact_terms, term_weights=term_weights)
+    ranked = fold_translations(ranked, q_lang, cache)
     target = mention_target(question)
     if target:
         chosen = _fold_files(_choose_mentions(ranked, target, _mention_lines(items, cache, target, ranked)), q_lang)
@@ -202,15 +209,30 @@ def extractive_answer(
     return Draft("\n".join(lines), tuple(sources), confidence, missing)
 
 
+def _subject_files(ranked: list[ScoredUnit], subjects: Sequence[str], cache: UnitCache) -> list[tuple[Evidence, float]]:
+    """Whole-file items for the files where a unit's headings name a subject (at most one per subject)."""
+    out: list[tuple[Evidence, float]] = []
+    seen: set[str] = set()
+    for subject in subjects:
+        s = next((s for s in ranked if covers(subject, [" ".join(s.unit.heading_path)])), None)
+        if s is None or s.unit.path in seen:
+            continue
+        seen.add(s.unit.path)
+        units = cache.file_units(s.unit.path)
+        if units:
+            out.append((Evidence(s.unit.path, 1, units[-1].end_line, "", 0.0, "unit"), s.grade))
+    return out
+
+
 def _home(unit: AnswerUnit) -> str:
     """What a unit is about besides its words: its file's path and its headings."""
     return unit.path.replace("/", " ").replace("-", " ") + " " + " ".join(unit.heading_path)
 
 
-def _fits(chosen: list[ScoredUnit], s: ScoredUnit) -> bool:
+def _fits(chosen: list[ScoredUnit], s: ScoredUnit, per_file: int = MAX_UNITS_PER_FILE) -> bool:
     if len(chosen) >= MAX_UNITS or any(c.unit == s.unit or (c.unit.text, c.unit.code) == (s.unit.text, s.unit.code) for c in chosen):
         return False
-    if sum(1 for c in chosen if c.unit.path == s.unit.path) >= MAX_UNITS_PER_FILE:
+    if sum(1 for c in chosen if c.unit.path == s.unit.path) >= per_file:
         return False
     return not chosen or sum(c.unit.size for c in chosen) + s.unit.size <= MAX_ANSWER_CHARS
 
@@ -223,13 +245,21 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredUni
         for subject in subjects:
             # the subject's own page first (its path or headings name it), then any unit naming it
             own = [s for s in ranked if covers(subject, [_home(s.unit)]) and not any(covers(o, [_home(s.unit)]) for o in subjects if o != subject)]
-            own.sort(key=lambda s: (not SUBSTANCE_HEADINGS.search(" ".join(s.unit.heading_path[1:])), s.unit.size < 40, -s.score))
+            # a section headed by the subject is read from its start; then units naming it, best first
+            # (the shortest such heading is the one most about it; a page title heads everything)
+            def order(s: ScoredUnit, subject: str = subject) -> tuple[bool, bool, int, int, bool, bool, float]:
+                trail = s.unit.heading_path
+                headed = len(trail) >= 2 and covers(subject, [trail[-1]])
+                return (not SUBSTANCE_HEADINGS.search(" ".join(trail[1:])), not headed, len(trail[-1]) if headed else 0,
+                        s.unit.start_line if headed else 0, not covers(subject, [s.unit.search_text]), weight(s.unit.search_text) < 40, -s.score)
+
+            own.sort(key=order)
             named = [s for s in relevant if covers(subject, [s.unit.search_text])]
             picked = 0
             for s in [*own, *named]:
                 if picked >= share:
                     break
-                if _fits(chosen, s):
+                if _fits(chosen, s, per_file=MAX_UNITS):
                     chosen.append(s)
                     picked += 1
     if relevant:
