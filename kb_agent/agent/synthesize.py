@@ -37,6 +37,8 @@ LEAD_CHARS = 40
 LEAD_BONUS = 0.1
 # the sections an ADR/RFC-style page states its substance in: a comparison quotes these first
 SUBSTANCE_HEADINGS = re.compile(r"decision|summary|overview|conclusion|tl;?dr|what it is|决定|决策|结论|概述|摘要|总结", re.I)
+# a section that itself compares the subjects adds at most this many units after each subject's own
+CONTRAST_MAX = 2
 # a unit in the other language than the question's ranks below same-language ones
 OTHER_LANGUAGE_FACTOR = 0.7
 NOT_IN_KB = "The knowledge base does not answer this question."
@@ -241,7 +243,8 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredUni
     relevant = [s for s in ranked if s.body_cov > 0]
     chosen: list[ScoredUnit] = []
     if subjects:
-        share = max(1, MAX_UNITS // len(subjects))
+        contrast = _contrast(ranked, subjects)[:CONTRAST_MAX]
+        share = max(1, (MAX_UNITS - len(contrast)) // len(subjects))
         for subject in subjects:
             # the subject's own page first (its path or headings name it), then any unit naming it
             own = [s for s in ranked if covers(subject, [_home(s.unit)]) and not any(covers(o, [_home(s.unit)]) for o in subjects if o != subject)]
@@ -262,6 +265,9 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredUni
                 if _fits(chosen, s, per_file=MAX_UNITS):
                     chosen.append(s)
                     picked += 1
+        for s in contrast:
+            if _fits(chosen, s, per_file=MAX_UNITS):
+                chosen.append(s)
     if relevant:
         best = relevant[0].score
         for s in relevant:
@@ -288,6 +294,29 @@ def _mention_lines(items: Sequence[tuple[Evidence, float]], cache: UnitCache, ta
             named.add(item.path)
             out.append(ScoredUnit(0.3 * grade, 0.0, grade, u))
     return out
+
+
+def _names(subject: str, text: str, others: Sequence[str] = ()) -> bool:
+    """The text writes the subject itself: the phrase (in its case when it has capitals: `PUT`, not
+    "Put that"), or one of its capitalised words that the other subjects do not share."""
+    if subject == subject.lower():
+        return subject in text.lower()
+    shared = {w for o in others for w in o.split()}
+    return subject in text or any(w in text for w in subject.split() if any(c.isupper() for c in w) and w not in shared)
+
+
+def _contrast(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredUnit]:
+    """The units of the best section whose text names every subject (a passage that compares them
+    itself, as a "Caveat: for heavy work use B … for small tasks A" section does), in document order."""
+    sections: dict[tuple[str, tuple[str, ...]], list[ScoredUnit]] = {}
+    for s in ranked:
+        if any(_names(subject, s.unit.search_text, subjects) for subject in subjects):
+            sections.setdefault((s.unit.path, s.unit.heading_path), []).append(s)
+    both = [units for units in sections.values() if all(any(_names(subject, u.unit.search_text, subjects) for u in units) for subject in subjects)]
+    if not both:
+        return []
+    best = max(both, key=lambda units: sum(u.score for u in units))
+    return sorted(best, key=lambda s: s.unit.start_line)
 
 
 def _choose_mentions(ranked: list[ScoredUnit], target: str, extra: list[ScoredUnit]) -> list[ScoredUnit]:
