@@ -79,6 +79,12 @@ class AnswerUnit:
         return len(self.text) + len(self.code)
 
 
+# parsed files kept between answers (a chat session, an eval run), keyed by path, mtime and size so
+# an edited file is parsed again; a large KB's answers touch a few dozen files
+PARSED_FILES_KEPT = 256
+_PARSED: dict[tuple[str, int, int], tuple[list[str], list[AnswerUnit]]] = {}
+
+
 class UnitCache:
     """Builds each file's units once per answer, from the file on disk under the KB root."""
 
@@ -92,12 +98,19 @@ class UnitCache:
             try:
                 full = (self.root / rel).resolve()
                 full.relative_to(self.root)
-                text = full.read_text(encoding="utf-8", errors="replace")
+                stat = full.stat()
+                key = (str(full), stat.st_mtime_ns, stat.st_size)
+                hit = _PARSED.get(key)
+                if hit is None:
+                    lines = split_lines(full.read_text(encoding="utf-8", errors="replace"))
+                    hit = (lines, build_units(rel, lines))
+                    if len(_PARSED) >= PARSED_FILES_KEPT:
+                        _PARSED.pop(next(iter(_PARSED)))
+                    _PARSED[key] = hit
             except (OSError, ValueError):
                 self._units[rel] = []
             else:
-                self._lines[rel] = split_lines(text)
-                self._units[rel] = build_units(rel, self._lines[rel])
+                self._lines[rel], self._units[rel] = hit
         return self._units[rel]
 
     def line_unit(self, rel: str, start: int, end: int, needle: str) -> AnswerUnit | None:
