@@ -6,6 +6,7 @@ citation `path:Lx-Ly` always points at the words that were retrieved.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -132,8 +133,13 @@ def _chunk(path: str, lines: list[str], blocks: tuple[Block, ...], headings: lis
 def _atoms(lines: list[str], blocks: tuple[Block, ...], s: int, e: int, parent: int = -1) -> list[_Block]:
     """The pieces a chunk boundary may fall between: the blocks directly under `parent` inside
     lines [s, e) (list items one by one), loose non-blank lines, and code glued to what precedes it."""
-    idx = [j for j in (range(len(blocks)) if parent < 0 else children(blocks, parent))
-           if blocks[j].parent == parent and s <= blocks[j].start - 1 < e]
+    if parent < 0:
+        tops = _top_level(blocks)
+        lo = bisect.bisect_left(tops, (s + 1, -1))
+        hi = bisect.bisect_left(tops, (e + 1, -1))
+        idx = [j for _start, j in tops[lo:hi]]
+    else:
+        idx = [j for j in children(blocks, parent) if s <= blocks[j].start - 1 < e]
     covered = [False] * (e - s)
     atoms: list[_Block] = []
     for j in idx:
@@ -154,6 +160,19 @@ def _atoms(lines: list[str], blocks: tuple[Block, ...], s: int, e: int, parent: 
         else:
             glued.append(a)
     return glued
+
+
+_TOPS: dict[int, tuple[tuple[Block, ...], list[tuple[int, int]]]] = {}
+
+
+def _top_level(blocks: tuple[Block, ...]) -> list[tuple[int, int]]:
+    """(start line, index) of the top-level blocks, sorted; remembered for the file being chunked."""
+    hit = _TOPS.get(id(blocks))
+    if hit is None or hit[0] is not blocks:
+        _TOPS.clear()
+        hit = (blocks, sorted((b.start, j) for j, b in enumerate(blocks) if b.parent == -1))
+        _TOPS[id(blocks)] = hit
+    return hit[1]
 
 
 def _attaches(lines: list[str], blocks: tuple[Block, ...], prev: _Block, a: _Block) -> bool:
