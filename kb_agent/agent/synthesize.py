@@ -212,11 +212,11 @@ def extractive_answer(
 
 
 def _subject_files(ranked: list[ScoredUnit], subjects: Sequence[str], cache: UnitCache) -> list[tuple[Evidence, float]]:
-    """Whole-file items for the files where a unit's headings name a subject (at most one per subject)."""
+    """Whole-file items for the files whose path or headings name a subject (at most one per subject)."""
     out: list[tuple[Evidence, float]] = []
     seen: set[str] = set()
     for subject in subjects:
-        s = next((s for s in ranked if covers(subject, [" ".join(s.unit.heading_path)])), None)
+        s = next((s for s in ranked if covers(subject, [_home(s.unit)])), None)
         if s is None or s.unit.path in seen:
             continue
         seen.add(s.unit.path)
@@ -245,29 +245,14 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredUni
     if subjects:
         contrast = _contrast(ranked, subjects)[:CONTRAST_MAX]
         share = max(1, (MAX_UNITS - len(contrast)) // len(subjects))
-        for subject in subjects:
-            # the subject's own page first (its path or headings name it), then any unit naming it
-            own = [s for s in ranked if covers(subject, [_home(s.unit)]) and not any(covers(o, [_home(s.unit)]) for o in subjects if o != subject)]
-            # a section headed by the subject is read from its start; then units naming it, best first
-            # (the shortest such heading is the one most about it; a page title heads everything)
-            def order(s: ScoredUnit, subject: str = subject) -> tuple[bool, bool, int, int, bool, bool, float]:
-                trail = s.unit.heading_path
-                headed = len(trail) >= 2 and covers(subject, [trail[-1]])
-                return (not SUBSTANCE_HEADINGS.search(" ".join(trail[1:])), not headed, len(trail[-1]) if headed else 0,
-                        s.unit.start_line if headed else 0, not covers(subject, [s.unit.search_text]), weight(s.unit.search_text) < 40, -s.score)
-
-            own.sort(key=order)
-            named = [s for s in relevant if covers(subject, [s.unit.search_text])]
-            picked = 0
-            for s in [*own, *named]:
-                if picked >= share:
-                    break
-                if _fits(chosen, s, per_file=MAX_UNITS):
-                    chosen.append(s)
-                    picked += 1
+        queues = [_subject_queue(ranked, relevant, subjects, subject) for subject in subjects]
+        for queue in queues:
+            _take(chosen, queue, share)
         for s in contrast:
             if _fits(chosen, s, per_file=MAX_UNITS):
                 chosen.append(s)
+        while len(chosen) < MAX_UNITS and any(_take(chosen, queue, 1) for queue in queues):
+            pass  # slots left: the subjects take turns
     if relevant:
         best = relevant[0].score
         for s in relevant:
@@ -278,6 +263,34 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredUni
             if _fits(chosen, s):
                 chosen.append(s)
     return _reading_order(chosen)
+
+
+def _subject_queue(ranked: list[ScoredUnit], relevant: list[ScoredUnit], subjects: Sequence[str], subject: str) -> list[ScoredUnit]:
+    """A subject's candidates, best first: its own page (path or headings name it, not the others'),
+    a section headed by it read from its start (the shortest such heading is the one most about it;
+    a page title heads everything), then any unit whose text names it."""
+    others = [o for o in subjects if o != subject]
+    own = [s for s in ranked if covers(subject, [_home(s.unit)]) and not any(covers(o, [_home(s.unit)]) for o in others)]
+
+    def order(s: ScoredUnit) -> tuple[bool, bool, int, int, bool, bool, float]:
+        trail = s.unit.heading_path
+        headed = len(trail) >= 2 and covers(subject, [trail[-1]])
+        return (not SUBSTANCE_HEADINGS.search(" ".join(trail[1:])), not headed, len(trail[-1]) if headed else 0,
+                s.unit.start_line if headed else 0, not covers(subject, [s.unit.search_text]), weight(s.unit.search_text) < 40, -s.score)
+
+    own.sort(key=order)
+    return [*own, *(s for s in relevant if covers(subject, [s.unit.search_text]))]
+
+
+def _take(chosen: list[ScoredUnit], queue: list[ScoredUnit], n: int) -> int:
+    """Move up to n units that fit from the front of `queue` into `chosen`; how many moved."""
+    moved = 0
+    while queue and moved < n:
+        s = queue.pop(0)
+        if _fits(chosen, s, per_file=MAX_UNITS):
+            chosen.append(s)
+            moved += 1
+    return moved
 
 
 def _mention_lines(items: Sequence[tuple[Evidence, float]], cache: UnitCache, target: str, ranked: list[ScoredUnit]) -> list[ScoredUnit]:
@@ -310,9 +323,10 @@ def _contrast(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredU
     itself, as a "Caveat: for heavy work use B … for small tasks A" section does), in document order."""
     sections: dict[tuple[str, tuple[str, ...]], list[ScoredUnit]] = {}
     for s in ranked:
-        if any(_names(subject, s.unit.search_text, subjects) for subject in subjects):
+        if any(_names(subject, s.unit.search_text, [o for o in subjects if o != subject]) for subject in subjects):
             sections.setdefault((s.unit.path, s.unit.heading_path), []).append(s)
-    both = [units for units in sections.values() if all(any(_names(subject, u.unit.search_text, subjects) for u in units) for subject in subjects)]
+    both = [units for units in sections.values()
+            if all(any(_names(subject, u.unit.search_text, [o for o in subjects if o != subject]) for u in units) for subject in subjects)]
     if not both:
         return []
     best = max(both, key=lambda units: sum(u.score for u in units))
