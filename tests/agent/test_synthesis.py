@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_fakes import FakeTools, evidence_from
+from tests.support.fakes import FakeTools, evidence_from
 from typer.testing import CliRunner
 
 from kb_agent.agent.engine import Engine
