@@ -193,7 +193,7 @@ def extractive_answer(
     if target:
         chosen = _fold_files(_choose_mentions(ranked, target, _mention_lines(items, cache, target, ranked)), q_lang)
     else:
-        chosen = _choose(ranked, subjects)
+        chosen = _choose(ranked, subjects, question_terms(question))
     if not chosen:
         return Draft("", (), 0.0)
     missing = tuple(uncovered(subjects, [_home(s.unit) + " " + s.unit.search_text for s in chosen])) if subjects else ()
@@ -239,13 +239,13 @@ def _fits(chosen: list[ScoredUnit], s: ScoredUnit, per_file: int = MAX_UNITS_PER
     return not chosen or sum(c.unit.size for c in chosen) + s.unit.size <= MAX_ANSWER_CHARS
 
 
-def _choose(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredUnit]:
+def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[str] = ()) -> list[ScoredUnit]:
     relevant = [s for s in ranked if s.body_cov > 0]
     chosen: list[ScoredUnit] = []
     if subjects:
         contrast = _contrast(ranked, subjects)[:CONTRAST_MAX]
         share = max(1, (MAX_UNITS - len(contrast)) // len(subjects))
-        queues = [_subject_queue(ranked, relevant, subjects, subject) for subject in subjects]
+        queues = [_subject_queue(ranked, relevant, subjects, subject, terms) for subject in subjects]
         for queue in queues:
             _take(chosen, queue, share)
         for s in contrast:
@@ -265,17 +265,19 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str]) -> list[ScoredUni
     return _reading_order(chosen)
 
 
-def _subject_queue(ranked: list[ScoredUnit], relevant: list[ScoredUnit], subjects: Sequence[str], subject: str) -> list[ScoredUnit]:
+def _subject_queue(ranked: list[ScoredUnit], relevant: list[ScoredUnit], subjects: Sequence[str], subject: str, terms: Sequence[str] = ()) -> list[ScoredUnit]:
     """A subject's candidates, best first: its own page (path or headings name it, not the others'),
-    a section headed by it read from its start (the shortest such heading is the one most about it;
-    a page title heads everything), then any unit whose text names it."""
+    a section headed by it read from its start (among such headings the one with most of the
+    question's other words, then the shortest, is the one most about it; a page title heads
+    everything), then any unit whose text names it."""
     others = [o for o in subjects if o != subject]
     own = [s for s in ranked if covers(subject, [_home(s.unit)]) and not any(covers(o, [_home(s.unit)]) for o in others)]
 
-    def order(s: ScoredUnit) -> tuple[bool, bool, int, int, bool, bool, float]:
+    def order(s: ScoredUnit) -> tuple[bool, bool, float, int, int, bool, bool, float]:
         trail = s.unit.heading_path
         headed = len(trail) >= 2 and covers(subject, [trail[-1]])
-        return (not SUBSTANCE_HEADINGS.search(" ".join(trail[1:])), not headed, len(trail[-1]) if headed else 0,
+        asks = _coverage(terms, {}, trail[-1]) if headed else 0.0
+        return (not SUBSTANCE_HEADINGS.search(" ".join(trail[1:])), not headed, -asks, len(trail[-1]) if headed else 0,
                 s.unit.start_line if headed else 0, not covers(subject, [s.unit.search_text]), weight(s.unit.search_text) < 40, -s.score)
 
     own.sort(key=order)
