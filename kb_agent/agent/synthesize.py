@@ -44,6 +44,8 @@ OTHER_LANGUAGE_FACTOR = 0.7
 NOT_IN_KB = "The knowledge base does not answer this question."
 
 _HOW = re.compile(r"\bhow\s+(do|does|can|could|should|to|would)\b|\b(command|run|install|create|start|set ?up|configure)\b|怎么|如何|怎样|命令|运行|安装", re.I)
+
+
 @dataclass(frozen=True, slots=True)
 class Draft:
     """An answer before verification: body with [n] markers, the sources behind the numbers, and the
@@ -57,6 +59,8 @@ class Draft:
 
 @dataclass(frozen=True, slots=True)
 class ScoredUnit:
+    """A unit with its relevance to the question and the grade of the item it came from."""
+
     score: float
     body_cov: float
     grade: float

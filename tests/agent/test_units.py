@@ -138,3 +138,14 @@ def test_units_quote_exactly_their_lines() -> None:
     lines = split_lines(RUNBOOK)
     for u in units(RUNBOOK):
         assert u.quote == "\n".join(lines[u.start_line - 1 : u.end_line]).strip()
+
+
+def test_the_verifier_prints_the_command_exactly(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from kb_agent.agent.citations import SourceRef, verify_answer
+
+    (tmp_path / "tar.md").write_text(TLDR, encoding="utf-8")
+    u = by_text(units(TLDR, "tar.md"), "gzipped archive")
+    body = u.render(1) + "\n- Invented line [2]"
+    v = verify_answer(body, [SourceRef(1, "tar.md", u.start_line, u.end_line, u.quote)], tmp_path)
+    assert "`tar czf out.tgz -C dir .` [1]" in v.text, "no space dropped before `.`"
+    assert "- Invented line\n" in v.text + "\n" and len(v.removed) == 1
