@@ -34,7 +34,10 @@ def test_follow_up_is_answered_from_the_right_file(chat_kb: Path, spawn_chat: An
     assert "standalone" in trace and "Redis" in trace.split("standalone", 1)[1].split("\n", 1)[0]
     sources = chat.ask("/sources")
     assert "[1] runbooks/redis-failover.md:L" in sources
-    opened = chat.ask("/open 1")
+    # the footnote whose lines hold the answer (units are listed in document order, not by rank)
+    n = next(int(m.group(1)) for m in re.finditer(r"\[(\d+)\] runbooks/redis-failover\.md:L(\d+)(?:-L(\d+))?", second)
+             if int(m.group(2)) <= 53 <= int(m.group(3) or m.group(2)))
+    opened = chat.ask(f"/open {n}")
     assert "The last unplanned failover was" in opened and "│" in opened
     assert "Traceback" not in "".join(chat.log)
     assert chat.quit() == 0
