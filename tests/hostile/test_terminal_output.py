@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.chat import KB_BIN
-from tests.support.sample import kb_free_env
+from tests.support.sample import copy_indexed, kb_free_env
 
 TIMEOUT_S = 120
 
@@ -193,10 +193,7 @@ def test_error_message_with_escapes_is_shown_visibly(tmp_path: Path) -> None:
 
 
 def test_chat_answer_sources_and_open_are_neutralized(hostile_kb: Path, tmp_path: Path) -> None:
-    import shutil
-
-    kb = tmp_path / "kb"
-    shutil.copytree(hostile_kb, kb)
+    kb = copy_indexed(hostile_kb, tmp_path / "kb")
     r = run_kb("chat", "--kb", str(kb), input="What is the zorblatt timeout?\n/sources\n/open 1\n/threads\n")
     assert r.returncode == 0, r.stdout + r.stderr
     assert_no_raw(r.stdout + r.stderr)
