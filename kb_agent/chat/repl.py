@@ -47,7 +47,7 @@ class Repl:
         s = self.session
         model = None if getattr(s.model, "offline", True) else str(s.model.name)
         render_banner(self.err, thread=s.thread, turns=s.memory.total_turns, model=model, interactive=self.interactive)
-        for raw in read_inputs(interactive=self.interactive, stdin=self.stdin, history=s.root / ".kb" / HISTORY_FILE):
+        for raw in read_inputs(interactive=self.interactive, stdin=self.stdin, history=s.store.path.parent / HISTORY_FILE):
             text = raw.strip()
             if not text:
                 continue
@@ -128,6 +128,10 @@ def run_chat(settings: Settings, *, thread: str | None = None, tools: SearchTool
     err = err_console()
     session = open_session(settings, thread=thread, tools=tools, model=model, interactive=interactive,
                            ask=lambda q: ask_yes(q, err), err=err)
+    if session.store.note:  # a read-only KB: say where the history goes instead of failing
+        from kb_agent.render.safe import safe_markup
+
+        err.print(f"[yellow]note:[/] {safe_markup(session.store.note, one_line=True)}", highlight=False, soft_wrap=True)
     try:
         code = Repl(session, interactive=interactive, debug=debug).run()
     finally:
