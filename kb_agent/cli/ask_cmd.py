@@ -90,10 +90,10 @@ def _run(question: str, settings: Settings, tool: str, filters: Any, max_iterati
 
 
 def _print_notices(notices: list[str]) -> None:
-    from rich.markup import escape
+    from kb_agent.render.safe import safe_markup
 
     for note in notices:
-        err_console().print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+        err_console().print(f"[yellow]note:[/] {safe_markup(note, one_line=True)}", highlight=False, soft_wrap=True)
 
 
 def _check_fresh(settings: Any) -> None:

@@ -49,11 +49,9 @@ def search_command(
             hits = r.search(chosen, q, k=k, filters=filters)  # type: ignore[arg-type]
         notices = list(r.notices)
     for note in notices:  # e.g. vectors unavailable on a read-only KB: said once, on stderr
-        from rich.markup import escape
+        from kb_agent.render.safe import safe_markup
 
-        from kb_agent.cli._common import err_console
-
-        err_console().print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+        err_console().print(f"[yellow]note:[/] {safe_markup(note, one_line=True)}", highlight=False, soft_wrap=True)
     if json_out:
         from kb_agent.render.json import dumps, evidence_dict
 

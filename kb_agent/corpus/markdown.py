@@ -72,7 +72,10 @@ def load_front_matter_yaml(text: str) -> dict[str, Any]:
         raise FrontMatterRefused(f"larger than {MAX_FRONT_MATTER_BYTES // 1024} KB")
     if _max_flow_depth(text) > MAX_FRONT_MATTER_DEPTH:
         raise FrontMatterRefused(f"nested deeper than {MAX_FRONT_MATTER_DEPTH} levels")
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError:  # e.g. control characters YAML does not allow
+        return {}
     try:
         node = loader.get_single_node()
         if node is None:
