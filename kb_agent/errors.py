@@ -5,6 +5,7 @@ Library code raises these; only the CLI turns them into a message and an exit co
 
 from __future__ import annotations
 
+import errno
 from enum import IntEnum
 
 
@@ -91,3 +92,42 @@ class PathOutsideRoot(UsageError):
 
 class LlmError(KbError):
     """A chat model call failed after retries (callers normally fall back)."""
+
+
+class IndexWriteFailed(KbError):
+    """The index could not be written (an OS error); what was committed before stays consistent."""
+
+
+class DiskFull(IndexWriteFailed):
+    """No space left on the device (ENOSPC) or quota exceeded (EDQUOT) while writing the index."""
+
+
+class IndexReadOnly(IndexWriteFailed):
+    """The index folder is on a read-only file system or not writable by this user."""
+
+
+class VectorsUnavailable(IndexError_):
+    """The vector store cannot be opened here (e.g. a read-only KB); lexical tools still answer."""
+
+
+def index_write_error(err: int | None, detail: str, where: str) -> IndexWriteFailed:
+    """The one-line error for an OS failure while writing the index at `where`.
+
+    Args:
+        err: the errno, when known.
+        detail: the OS's own words (strerror or the library's message).
+        where: the file or folder being written.
+    """
+    if err in (errno.ENOSPC, errno.EDQUOT):
+        return DiskFull(f"no space left on the device while writing the index ({where}): {detail}",
+                        hint="free some space, then rerun `kb index`; what was indexed so far is kept")
+    if err == errno.EROFS:
+        return IndexReadOnly(f"cannot write the index: {where} is on a read-only file system",
+                             hint="index a writable copy or remount read-write; search, ask and check still use the existing index")
+    if err in (errno.EACCES, errno.EPERM):
+        return IndexReadOnly(f"cannot write the index: permission denied on {where}",
+                             hint="run as a user who can write there, or index a writable copy")
+    if err == errno.EIO:
+        return IndexWriteFailed(f"I/O error while writing the index ({where}): {detail}",
+                                hint="check the disk (e.g. `dmesg`), then rerun `kb index`")
+    return IndexWriteFailed(f"cannot write the index ({where}): {detail}", hint="fix the cause, then rerun `kb index`")

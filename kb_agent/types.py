@@ -49,6 +49,7 @@ class Document:
     links: tuple[Link, ...]
     chunks: tuple[Chunk, ...]
     line_count: int
+    warnings: tuple[str, ...] = ()  # e.g. front matter refused; the file is still indexed as text
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +116,8 @@ class IndexReport:
     chunks_embedded: int = 0
     duration_s: float = 0.0
     checked_only: bool = False
+    warnings: tuple[FileSkip, ...] = ()  # indexed, but with a caveat (e.g. front matter ignored)
+    notes: tuple[str, ...] = ()  # what the run did besides indexing (e.g. a broken store moved aside)
 
     @property
     def stale(self) -> bool:

@@ -66,12 +66,19 @@ class _Disk:
         try:
             full = (self.root / rel).resolve()
             full.relative_to(self.root)  # never outside the KB root
-            lines = full.read_text(encoding="utf-8", errors="replace").split("\n")
-        except (OSError, ValueError):
+            lines = _read_kb_text(full).split("\n")
+        except (OSError, ValueError):  # incl. a pipe or device now standing where the file was
             return None
         if lines and lines[-1] == "":
             lines.pop()
         return lines
+
+
+def _read_kb_text(full: Path) -> str:
+    from kb_agent.corpus.fileio import read_regular_text
+    from kb_agent.index.build import MAX_FILE_BYTES
+
+    return read_regular_text(full, MAX_FILE_BYTES)
 
 
 def source_problem(src: SourceRef, disk: _Disk) -> str | None:

@@ -159,6 +159,11 @@ class Engine:
         self._audit(answer)
         return answer
 
+    @property
+    def notices(self) -> list[str]:
+        """Why retrieval ran degraded (e.g. vectors unavailable on a read-only KB), for the CLI's stderr."""
+        return list(getattr(self._tools, "notices", None) or [])
+
     def _audit(self, answer: Answer) -> None:
         path = index_dir(self.root) / AUDIT_FILE
         try:
@@ -168,7 +173,7 @@ class Engine:
             with path.open("a", encoding="utf-8") as f:
                 f.write(line + "\n")
         except OSError as e:  # a read-only KB still gets its answer
-            log.warning("could not append to %s: %s", path, e)
+            log.info("could not append to %s: %s", path, e)
 
     def close(self) -> None:
         """Release the index (only when the Engine opened it)."""

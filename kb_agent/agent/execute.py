@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from kb_agent.agent.state import ExecutionRecord, PlanStep, ToolCall, cap_item, merge_evidence
+from kb_agent.errors import IndexCorrupt, IndexWriteFailed
 from kb_agent.types import Evidence, SearchFilters
 
 # read_file steps widen each hit by this many lines on both sides (enough for a paragraph or list)
@@ -136,6 +137,8 @@ def _run_step(step: PlanStep, tools: SearchTools, filters: SearchFilters, iterat
             hits = tools.search(step.tool, step.tool_input, k=step.budget.top_k, filters=filters)
             calls.append(ToolCall(step.tool, step.tool_input, round((time.perf_counter() - c0) * 1000, 1), len(hits)))
             evidence = annotate(hits, step.step_id)
+    except (IndexCorrupt, IndexWriteFailed):  # a broken index is no tool failure: one clear error, not a weaker answer
+        raise
     except Exception as e:  # any tool failure is recorded on the step; the run goes on
         error = f"{type(e).__name__}: {getattr(e, 'message', None) or e}"
     evidence = merge_evidence([], [cap_item(e) for e in evidence])

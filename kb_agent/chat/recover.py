@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kb_agent.chat.session import ChatSession
-from kb_agent.chat.threads import CHAT_DB, ChatStoreCorrupt, quarantine
-from kb_agent.names import index_dir
+from kb_agent.chat.threads import CHAT_DB, ChatStoreCorrupt, chat_state_dir, quarantine
 from kb_agent.render.console import print_error
 from kb_agent.render.safe import safe_markup
 
@@ -42,7 +41,7 @@ def open_session(settings: Settings, *, thread: str | None, tools: SearchTools |
     try:
         return ChatSession(settings, thread=thread, tools=tools, model=model)
     except ChatStoreCorrupt as e:
-        path = index_dir(settings.kb_root()) / CHAT_DB
+        path = chat_state_dir(settings.kb_root())[0] / CHAT_DB
         if not offer_fresh_store(e, path, interactive=interactive, ask=ask, err=err):
             raise ChatStoreCorrupt(e.message, hint="move it aside yourself, or answer yes to start fresh") from None
         return ChatSession(settings, thread=thread, tools=tools, model=model)

@@ -13,7 +13,6 @@ from kb_agent.chat.recover import offer_fresh_store, open_session
 from kb_agent.chat.session import ChatSession, TurnCancelled
 from kb_agent.chat.threads import ChatStoreCorrupt
 from kb_agent.errors import ExitCode, KbError
-from kb_agent.names import index_dir
 from kb_agent.render.answer import render_answer
 from kb_agent.render.chat import render_banner, render_thread_notice
 from kb_agent.render.console import err_console, out_console, print_error
@@ -48,7 +47,7 @@ class Repl:
         s = self.session
         model = None if getattr(s.model, "offline", True) else str(s.model.name)
         render_banner(self.err, thread=s.thread, turns=s.memory.total_turns, model=model, interactive=self.interactive)
-        for raw in read_inputs(interactive=self.interactive, stdin=self.stdin, history=index_dir(s.root) / HISTORY_FILE):
+        for raw in read_inputs(interactive=self.interactive, stdin=self.stdin, history=s.store.path.parent / HISTORY_FILE):
             text = raw.strip()
             if not text:
                 continue
@@ -129,6 +128,10 @@ def run_chat(settings: Settings, *, thread: str | None = None, tools: SearchTool
     err = err_console()
     session = open_session(settings, thread=thread, tools=tools, model=model, interactive=interactive,
                            ask=lambda q: ask_yes(q, err), err=err)
+    if session.store.note:  # a read-only KB: say where the history goes instead of failing
+        from kb_agent.render.safe import safe_markup
+
+        err.print(f"[yellow]note:[/] {safe_markup(session.store.note, one_line=True)}", highlight=False, soft_wrap=True)
     try:
         code = Repl(session, interactive=interactive, debug=debug).run()
     finally:

@@ -108,6 +108,29 @@ def build_chat_graph(checkpointer: Any) -> Any:
     return builder.compile(checkpointer=checkpointer, name="kb_chat")
 
 
+def chat_state_dir(root: Path) -> tuple[Path, str | None]:
+    """Where a KB's chat state lives: its `.kb/`, or, when that cannot be written (a read-only
+    mount, a shared drive), the user's state directory (`$XDG_STATE_HOME/kb/`, else
+    `~/.local/state/kb/`), one folder per KB path.
+
+    Returns:
+        The folder, and a one-line note saying why it is not `.kb/` (None when it is).
+    """
+    import hashlib
+    import os
+
+    from kb_agent.corpus.fileio import unwritable_reason
+
+    kb_dir = index_dir(root)
+    why = unwritable_reason(kb_dir if kb_dir.is_dir() else root)
+    if why is None:
+        return kb_dir, None
+    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "kb"
+    resolved = root.resolve()
+    folder = base / f"{resolved.name or 'root'}-{hashlib.sha256(str(resolved).encode()).hexdigest()[:12]}"
+    return folder, f"{kb_dir} cannot be written ({why}); chat history is kept in {folder}"
+
+
 class ChatThreads:
     """The chat database of one knowledge base: threads, their memory, and running a turn in one.
 
@@ -116,8 +139,12 @@ class ChatThreads:
     """
 
     def __init__(self, root: Path) -> None:
-        self.path = index_dir(root) / CHAT_DB
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        folder, self.note = chat_state_dir(root)
+        self.path = folder / CHAT_DB
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise KbError(f"cannot keep chat history in {folder}: {e.strerror or e}", hint="set XDG_STATE_HOME to a writable folder") from None
         self._conn: sqlite3.Connection | None = None
         try:
             from langgraph.checkpoint.sqlite import SqliteSaver

@@ -71,7 +71,8 @@ def check_links(root: Path) -> LinkReport:
     """
     from kb_agent.corpus.chunking import parse_document
     from kb_agent.corpus.discover import discover
-    from kb_agent.index.build import validate_text
+    from kb_agent.corpus.fileio import UnsafeFile, read_regular_bytes
+    from kb_agent.index.build import MAX_FILE_BYTES, validate_text
     from kb_agent.index.links import LinkResolver
     from kb_agent.index.manifest import FileRow
 
@@ -83,7 +84,9 @@ def check_links(root: Path) -> LinkReport:
     skipped = list(found.skipped)
     for rel, full in found.files:
         try:
-            text, why = validate_text(full.read_bytes())
+            text, why = validate_text(read_regular_bytes(full, MAX_FILE_BYTES))
+        except UnsafeFile as e:  # a pipe or device, or too large: never read
+            text, why = None, str(e.strerror)
         except OSError as e:
             text, why = None, f"unreadable ({e.strerror or e})"
         if text is None:

@@ -252,9 +252,12 @@ class _LineCache:
     def text(self, c: Citation) -> str:
         if c.path not in self._files:
             try:
+                from kb_agent.corpus.fileio import read_regular_text
+                from kb_agent.index.build import MAX_FILE_BYTES
+
                 full = (self.root / c.path).resolve()
                 full.relative_to(self.root)
-                self._files[c.path] = full.read_text(encoding="utf-8", errors="replace").split("\n")
+                self._files[c.path] = read_regular_text(full, MAX_FILE_BYTES).split("\n")
             except (OSError, ValueError):
                 self._files[c.path] = []
         lines = self._files[c.path]

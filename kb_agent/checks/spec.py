@@ -23,6 +23,10 @@ DEFAULT_KEYS = ("min_confidence", "tool")
 TOP_KEYS = ("version", "defaults", "checks")
 # these take path globs (kb_agent.corpus.pathmatch: gitignore-style, the same as `kb search --path`)
 GLOB_KEYS = ("cites", "paths")
+# A spec of a thousand checks is well under 1 MB; a bigger "spec" is not one, and is not read.
+MAX_SPEC_BYTES = 4 * 1024 * 1024
+# Values a spec may hold once YAML aliases are expanded: generous for real specs, fatal to alias bombs.
+MAX_SPEC_NODES = 200_000
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
 _STR = "tag:yaml.org,2002:str"
 _BOOL = "tag:yaml.org,2002:bool"
@@ -93,9 +97,13 @@ def load_spec(path: Path | str, *, display: str | None = None) -> CheckSpec:
     Raises:
         SpecError: unreadable file, YAML syntax error, or any invalid key or value (file:line: reason).
     """
+    from kb_agent.corpus.fileio import UnsafeFile, read_regular_bytes
+
     name = display or str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular_bytes(path, MAX_SPEC_BYTES).decode("utf-8")
+    except UnsafeFile as e:  # `kb check /dev/zero`, a FIFO, a huge file: refused before reading
+        raise SpecError(name, 0, f"cannot read the spec: {e.strerror}", hint="pass the path of a YAML check spec, e.g. kb-checks.yaml") from None
     except FileNotFoundError:
         raise SpecError(name, 0, "spec file not found", hint="pass the path of a YAML check spec, e.g. kb-checks.yaml") from None
     except UnicodeDecodeError as e:
@@ -109,8 +117,16 @@ def parse_spec(text: str, name: str = "<spec>") -> CheckSpec:
     """Validate spec text; `name` is used in error messages. Raises SpecError."""
     import yaml
 
+    from kb_agent.corpus.markdown import FrontMatterRefused, check_yaml_expansion
+
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+        if root is not None:
+            check_yaml_expansion(root, MAX_SPEC_NODES)
+    except FrontMatterRefused as e:
+        raise SpecError(name, 1, f"YAML refused: {e}") from None
+    except RecursionError:
+        raise SpecError(name, 1, "YAML refused: nested too deeply") from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else 1

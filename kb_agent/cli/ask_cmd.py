@@ -80,11 +80,20 @@ def _run(question: str, settings: Settings, tool: str, filters: Any, max_iterati
         with Engine(settings) as engine:
             if status:
                 status.start()
-            return engine.answer_query(question, tool=tool, filters=filters, max_iterations=max_iterations,
-                                       allow_general=allow_general, on_event=on_event)
+            answer = engine.answer_query(question, tool=tool, filters=filters, max_iterations=max_iterations,
+                                         allow_general=allow_general, on_event=on_event)
+            _print_notices(engine.notices)
+            return answer
     finally:
         if status:
             status.stop()
+
+
+def _print_notices(notices: list[str]) -> None:
+    from kb_agent.render.safe import safe_markup
+
+    for note in notices:
+        err_console().print(f"[yellow]note:[/] {safe_markup(note, one_line=True)}", highlight=False, soft_wrap=True)
 
 
 def _check_fresh(settings: Any) -> None:

@@ -47,6 +47,11 @@ def search_command(
             hits = r.grep(q, k=k, filters=filters, regex=regex)  # type: ignore[arg-type]
         else:
             hits = r.search(chosen, q, k=k, filters=filters)  # type: ignore[arg-type]
+        notices = list(r.notices)
+    for note in notices:  # e.g. vectors unavailable on a read-only KB: said once, on stderr
+        from kb_agent.render.safe import safe_markup
+
+        err_console().print(f"[yellow]note:[/] {safe_markup(note, one_line=True)}", highlight=False, soft_wrap=True)
     if json_out:
         from kb_agent.render.json import dumps, evidence_dict
 

@@ -83,6 +83,7 @@ def parse_document(path: str, text: str) -> Document:
         links=tuple(links),
         chunks=chunks,
         line_count=len(lines),
+        warnings=(fm.warning,) if fm.warning else (),
     )
 
 

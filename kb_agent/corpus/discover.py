@@ -7,11 +7,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb_agent.corpus.fileio import UnsafeFile, check_regular, read_regular_text
 from kb_agent.corpus.pathmatch import PathGlobs, ignore_spec
 from kb_agent.types import FileSkip
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 IGNORE_FILES = (".gitignore", ".kbignore")
+# An ignore file is a few KB of patterns; a bigger one is not one we read.
+MAX_IGNORE_FILE_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,11 +27,10 @@ def _load_spec(folder: Path) -> PathGlobs | None:
     patterns: list[str] = []
     for name in IGNORE_FILES:
         f = folder / name
-        if f.is_file():
-            try:
-                patterns.extend(f.read_text(encoding="utf-8", errors="replace").splitlines())
-            except OSError:
-                continue
+        try:
+            patterns.extend(read_regular_text(f, MAX_IGNORE_FILE_BYTES).splitlines())
+        except OSError:  # missing, a pipe or device, too large, unreadable: no patterns from it
+            continue
     return ignore_spec(patterns)
 
 
@@ -36,7 +38,8 @@ def discover(root: Path) -> Discovery:
     """Walk `root` for markdown files, honouring hidden folders and ignore files at every level.
 
     Symlinked files are kept only when they resolve inside the root; symlinked folders are not
-    followed (no loops). Broken or looping links are reported as skipped.
+    followed (no loops). Broken or looping links, and anything that is not a regular file (a named
+    pipe, a device, a socket), are reported as skipped and never opened.
     """
     root = root.resolve()
     files: list[tuple[str, Path]] = []
@@ -84,6 +87,14 @@ def discover(root: Path) -> Discovery:
                 if not target.is_relative_to(root):
                     skipped.append(FileSkip(rel, "symlink points outside the knowledge base"))
                     continue
+            try:
+                check_regular(full.stat())
+            except UnsafeFile as e:
+                skipped.append(FileSkip(rel, str(e.strerror)))
+                continue
+            except OSError as e:
+                skipped.append(FileSkip(rel, f"unreadable: {e.strerror or e}"))
+                continue
             files.append((rel, full))
     files.sort()
     return Discovery(tuple(files), tuple(skipped))

@@ -20,26 +20,128 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")  # http:, mailto:, ftp: …
 
 
+# Front matter is a title, tags and a few fields; 64 KB is far beyond any real block, and caps the
+# YAML parser's work on a hostile file before it starts.
+MAX_FRONT_MATTER_BYTES = 64 * 1024
+# The closing `---` must come within this many lines, or the file has no front matter.
+MAX_FRONT_MATTER_LINES = 200
+# Nodes the front matter may hold once aliases (`*name`) are expanded. A YAML alias bomb ("billion
+# laughs") is a few hundred bytes that expand to billions of nodes when anything walks the data
+# (str(), json.dumps); real front matter has tens of nodes, so this refuses only bombs.
+MAX_FRONT_MATTER_NODES = 10_000
+# Nesting deeper than this is refused before PyYAML's recursive composer hits Python's stack limit.
+MAX_FRONT_MATTER_DEPTH = 50
+
+
 @dataclass(frozen=True, slots=True)
 class FrontMatter:
     data: dict[str, Any]
     end_line: int  # last line of the front matter block (0 when there is none)
+    warning: str | None = None  # why the block was refused (the file is still indexed as text)
+
+
+class FrontMatterRefused(ValueError):
+    """The front matter is too large, too deep, or expands beyond the node budget."""
 
 
 def parse_front_matter(lines: list[str]) -> FrontMatter:
-    """YAML between a first line `---` and the next `---`/`...`; malformed YAML counts as none."""
+    """YAML between a first line `---` and the next `---`/`...`; malformed YAML counts as none.
+
+    The block is bounded: over MAX_FRONT_MATTER_BYTES, nested deeper than MAX_FRONT_MATTER_DEPTH or
+    expanding (through aliases) to more than MAX_FRONT_MATTER_NODES nodes, it is refused with a
+    `warning` and its data is empty; the body still counts as the file's text.
+    """
     if not lines or lines[0].strip() != "---":
         return FrontMatter({}, 0)
-    for i in range(1, min(len(lines), 200)):
+    for i in range(1, min(len(lines), MAX_FRONT_MATTER_LINES)):
         if lines[i].strip() in ("---", "..."):
-            import yaml
-
             try:
-                data = yaml.safe_load("\n".join(lines[1:i])) or {}
-            except yaml.YAMLError:
-                return FrontMatter({}, i + 1)
-            return FrontMatter(data if isinstance(data, dict) else {}, i + 1)
+                data = load_front_matter_yaml("\n".join(lines[1:i]))
+            except FrontMatterRefused as e:
+                return FrontMatter({}, i + 1, f"front matter ignored: {e}")
+            return FrontMatter(data, i + 1)
     return FrontMatter({}, 0)
+
+
+def load_front_matter_yaml(text: str) -> dict[str, Any]:
+    """Parse front-matter YAML within the bounds above; malformed YAML gives {}.
+
+    Raises:
+        FrontMatterRefused: the block is too large, too deep or expands too far.
+    """
+    import yaml
+
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_FRONT_MATTER_BYTES:
+        raise FrontMatterRefused(f"larger than {MAX_FRONT_MATTER_BYTES // 1024} KB")
+    if _max_flow_depth(text) > MAX_FRONT_MATTER_DEPTH:
+        raise FrontMatterRefused(f"nested deeper than {MAX_FRONT_MATTER_DEPTH} levels")
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError:  # e.g. control characters YAML does not allow
+        return {}
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}
+        check_yaml_expansion(node, MAX_FRONT_MATTER_NODES)
+        data = loader.construct_document(node)
+    except FrontMatterRefused:
+        raise
+    except RecursionError:
+        raise FrontMatterRefused(f"nested deeper than {MAX_FRONT_MATTER_DEPTH} levels") from None
+    except (yaml.YAMLError, ValueError, TypeError):  # malformed; or an int past Python's digit limit, a bad date
+        return {}
+    finally:
+        loader.dispose()
+    return data if isinstance(data, dict) else {}
+
+
+def _max_flow_depth(text: str) -> int:
+    """An upper bound on bracket nesting (`[[[…` / `{{{…`) that needs no parser."""
+    depth = deepest = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def check_yaml_expansion(root: Any, max_nodes: int) -> None:
+    """Count the nodes a composed YAML node expands to (aliases counted at every use), stopping at
+    `max_nodes`. Raises FrontMatterRefused past the budget, past MAX_FRONT_MATTER_DEPTH, or on a
+    recursive alias.
+
+    Shared subtrees are counted once per reference by memoising each node's expanded size, so the
+    walk itself stays linear in the composed (unexpanded) graph; a recursive alias is refused.
+    """
+    import yaml
+
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(node: Any, depth: int) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise FrontMatterRefused("a YAML alias refers to itself")
+        if depth > MAX_FRONT_MATTER_DEPTH:
+            raise FrontMatterRefused(f"nested deeper than {MAX_FRONT_MATTER_DEPTH} levels")
+        total = 1
+        if isinstance(node, (yaml.SequenceNode, yaml.MappingNode)):
+            active.add(key)
+            children = node.value if isinstance(node, yaml.SequenceNode) else [x for pair in node.value for x in pair]
+            for child in children:
+                total += size(child, depth + 1)
+                if total > max_nodes:
+                    raise FrontMatterRefused(f"more than {max_nodes:,} values once YAML aliases are expanded")
+            active.discard(key)
+        sizes[key] = total
+        return total
+
+    size(root, 0)
 
 
 def fence_mask(lines: list[str]) -> list[bool]:

@@ -3,20 +3,23 @@ resumable after a kill, one writer at a time."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kb_agent.errors import IndexIncompatible, IndexLocked
+from kb_agent.corpus.fileio import UnsafeFile, read_regular_bytes, unwritable_reason
+from kb_agent.errors import IndexIncompatible, IndexLocked, index_write_error
 from kb_agent.index.embeddings import MAX_EMBED_CHARS
 from kb_agent.index.fingerprint import current_fingerprint, fingerprint_mismatch
 from kb_agent.index.manifest import Catalog, FileRow
+from kb_agent.index.recover import clear_for_rebuild
 from kb_agent.index.tokenize import tokenize
 from kb_agent.names import index_dir as kb_index_dir
 from kb_agent.types import Document, FileSkip, IndexReport
@@ -132,14 +135,25 @@ def build_index(
 
     from filelock import FileLock, Timeout
 
-    _ensure_index_dir(index_dir)
+    folder = index_dir if index_dir.is_dir() else root
+    why = unwritable_reason(folder)
+    if why is not None:
+        raise index_write_error(errno.EROFS if why == "read-only file system" else errno.EACCES, why, str(folder))
+    try:
+        _ensure_index_dir(index_dir)
+    except OSError as e:
+        raise index_write_error(e.errno, e.strerror or str(e), str(index_dir)) from None
     lock = FileLock(str(index_dir / "index.lock"))
     try:
         lock.acquire(timeout=wait_s)
     except Timeout:
         raise IndexLocked("another `kb index` is writing this index", hint="wait for it to finish, or pass --wait SECONDS") from None
+    except OSError as e:
+        raise index_write_error(e.errno, e.strerror or str(e), str(index_dir / "index.lock")) from None
     try:
-        return _build(settings, root, index_dir, rebuild, on_progress, started, discover)
+        notes = clear_for_rebuild(settings, root, index_dir) if rebuild else []
+        report = _build(settings, root, index_dir, rebuild, on_progress, started, discover)
+        return replace(report, notes=tuple(notes)) if notes else report
     finally:
         lock.release()
 
@@ -172,7 +186,7 @@ def _check(settings: Settings, root: Path, index_dir: Path, started: float) -> I
             unchanged += 1
         else:
             try:
-                same = _hash(abspath.read_bytes()) == row.hash
+                same = _hash(read_regular_bytes(abspath, MAX_FILE_BYTES)) == row.hash
             except OSError:
                 same = False
             if same:
@@ -206,6 +220,7 @@ def _build(settings: Settings, root: Path, index_dir: Path, rebuild: bool, on_pr
         found = discover(root)
         files: tuple[tuple[str, Path], ...] = found.files  # type: ignore[attr-defined]
         skipped: list[FileSkip] = list(found.skipped)  # type: ignore[attr-defined]
+        warnings: list[FileSkip] = []
         known = cat.files()
         changes: list[_Change] = []
         unchanged = 0
@@ -218,11 +233,16 @@ def _build(settings: Settings, root: Path, index_dir: Path, rebuild: bool, on_pr
                     unchanged += 1
                     if row.status == "skipped" and row.reason:
                         skipped.append(FileSkip(rel, row.reason))
+                    elif row.reason:
+                        warnings.append(FileSkip(rel, row.reason))
                     continue
                 if st.st_size > MAX_FILE_BYTES:
                     skipped.append(FileSkip(rel, f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MB ({st.st_size / 1048576:.1f} MB)"))
                     continue
-                data = abspath.read_bytes()
+                data = read_regular_bytes(abspath, MAX_FILE_BYTES)
+            except UnsafeFile as e:  # became a pipe or device, or grew past the cap, since discovery
+                skipped.append(FileSkip(rel, str(e.strerror)))
+                continue
             except OSError as e:
                 skipped.append(FileSkip(rel, f"unreadable: {e.strerror or e}"))
                 continue
@@ -232,6 +252,8 @@ def _build(settings: Settings, root: Path, index_dir: Path, rebuild: bool, on_pr
                 unchanged += 1
                 if row.status == "skipped" and row.reason:
                     skipped.append(FileSkip(rel, row.reason))
+                elif row.reason:
+                    warnings.append(FileSkip(rel, row.reason))
                 continue
             changes.append(_Change(rel, abspath, st.st_size, st.st_mtime_ns, h, data))
         cat.conn.commit()
@@ -240,9 +262,9 @@ def _build(settings: Settings, root: Path, index_dir: Path, rebuild: bool, on_pr
         # a file that became too large / unreadable is dropped from the index, not kept stale
         skipped_now = {s.path for s in skipped}
         removed = sorted(p for p in known if p not in present or (p in skipped_now and known[p].status == "ok"))
-        dirty = cat.get_meta("dirty") == "1"
+        dirty = rebuild or cat.get_meta("dirty") == "1"  # a rebuild also sweeps a server collection it could not drop
         if not changes and not removed and not dirty and stored is not None:
-            return IndexReport(root=str(root), unchanged=unchanged, skipped=tuple(skipped), chunks_total=cat.bm25_stats()[0], duration_s=time.perf_counter() - started)
+            return IndexReport(root=str(root), unchanged=unchanged, skipped=tuple(skipped), warnings=tuple(warnings), chunks_total=cat.bm25_stats()[0], duration_s=time.perf_counter() - started)
 
         from kb_agent.index.embeddings import get_embedder
 
@@ -282,6 +304,7 @@ def _build(settings: Settings, root: Path, index_dir: Path, rebuild: bool, on_pr
                 notify(IndexProgress("embed", n, len(changes), embedded, ch.path))
                 continue
             doc = parse_document(ch.path, text)
+            warnings.extend(FileSkip(ch.path, w) for w in doc.warnings)
             ids, terms = _chunk_ids_and_terms(doc)
             embedded += _embed_missing(store, embedder, doc, ids, settings.embedding_batch_size)
             cat.remove_file(ch.path)
@@ -303,7 +326,7 @@ def _build(settings: Settings, root: Path, index_dir: Path, rebuild: bool, on_pr
         notify(IndexProgress("done", len(changes), len(changes), embedded))
         return IndexReport(
             root=str(root), indexed=tuple(indexed), updated=tuple(updated), unchanged=unchanged, removed=tuple(removed),
-            skipped=tuple(skipped), chunks_total=total, chunks_embedded=embedded, duration_s=time.perf_counter() - started,
+            skipped=tuple(skipped), warnings=tuple(warnings), chunks_total=total, chunks_embedded=embedded, duration_s=time.perf_counter() - started,
         )
     finally:
         cat.close()

@@ -10,8 +10,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
-from kb_agent.errors import IndexCorrupt
+from kb_agent.errors import IndexCorrupt, IndexLocked, IndexWriteFailed, KbError, index_write_error
 from kb_agent.types import Document
 
 SCHEMA_VERSION = "1"
@@ -61,6 +63,121 @@ class ChunkRow:
     questions: tuple[str, ...]
 
 
+# SQLite's primary result codes (the low byte of sqlite_errorcode) that name an OS-level cause
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 3, 5, 6, 8, 10, 13, 14
+
+
+def catalog_error(e: sqlite3.Error, path: Path) -> KbError:
+    """One clear KbError for a failed catalog operation: corrupt, disk full, read-only, I/O, busy."""
+    import errno
+
+    code = (getattr(e, "sqlite_errorcode", None) or 0) & 0xFF
+    detail = str(e)
+    if code == _SQLITE_FULL:
+        return index_write_error(errno.ENOSPC, detail, str(path))
+    if code in (_SQLITE_READONLY, _SQLITE_PERM):
+        return index_write_error(errno.EROFS if code == _SQLITE_READONLY else errno.EACCES, detail, str(path))
+    if code == _SQLITE_IOERR:
+        return index_write_error(errno.EIO, detail, str(path))
+    if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return IndexLocked(f"the index catalog is busy ({detail}): {path}", hint="another process is writing it; retry when it is done")
+    if code == _SQLITE_CANTOPEN:
+        return IndexCorrupt(f"the index catalog cannot be opened ({detail}): {path}", hint="check that .kb/ is readable; if it is, run `kb index --rebuild`")
+    return IndexCorrupt(f"the index catalog is unreadable ({detail}): {path}", hint="run `kb index --rebuild` (it moves the broken catalog aside)")
+
+
+def _passes(e: BaseException) -> bool:
+    """Errors that are bugs in kb's own SQL, not a property of the file: never disguised."""
+    return isinstance(e, (sqlite3.ProgrammingError, sqlite3.IntegrityError, sqlite3.InterfaceError))
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose failures (also while iterating rows) become KbErrors naming the catalog."""
+
+    def _fail(self, e: sqlite3.Error) -> KbError:
+        return catalog_error(e, getattr(self.connection, "kb_path", Path("catalog.sqlite")))
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as e:
+            if _passes(e):
+                raise
+            raise self._fail(e) from None
+
+    def executemany(self, sql: str, seq: Any, /) -> _Cursor:
+        try:
+            return super().executemany(sql, seq)
+        except sqlite3.Error as e:
+            if _passes(e):
+                raise
+            raise self._fail(e) from None
+
+    def __next__(self) -> Any:
+        try:
+            return super().__next__()
+        except sqlite3.Error as e:
+            if _passes(e):
+                raise
+            raise self._fail(e) from None
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.Error as e:
+            if _passes(e):
+                raise
+            raise self._fail(e) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.Error as e:
+            if _passes(e):
+                raise
+            raise self._fail(e) from None
+
+
+class _Connection(sqlite3.Connection):
+    """A connection whose statements run on `_Cursor`, so every failure maps through catalog_error."""
+
+    kb_path: Path = Path("catalog.sqlite")
+
+    def cursor(self, factory: Any = None) -> _Cursor:  # type: ignore[override]
+        return super().cursor(factory or _Cursor)
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        return self.cursor().execute(sql, parameters)
+
+    def executemany(self, sql: str, seq: Any, /) -> _Cursor:
+        return self.cursor().executemany(sql, seq)
+
+    def executescript(self, script: str, /) -> sqlite3.Cursor:
+        try:
+            return super().executescript(script)
+        except sqlite3.Error as e:
+            if _passes(e):
+                raise
+            raise catalog_error(e, self.kb_path) from None
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        except sqlite3.Error as e:
+            if _passes(e):
+                raise
+            raise catalog_error(e, self.kb_path) from None
+
+
+def _connect(target: str, path: Path, *, uri: bool) -> _Connection:
+    try:
+        conn = sqlite3.connect(target, uri=uri, check_same_thread=False, factory=_Connection)
+    except sqlite3.Error as e:
+        raise catalog_error(e, path) from None
+    conn.kb_path = path
+    return conn
+
+
 class Catalog:
     """A connection to the catalog; `Catalog.open(path, readonly=True)` for readers."""
 
@@ -70,18 +187,41 @@ class Catalog:
 
     @classmethod
     def open(cls, path: Path, *, readonly: bool = False) -> Catalog:
+        """Open the catalog. Readers open it `mode=ro`; `immutable=1` only when its folder cannot be
+        written (then no writer can run there, and WAL's shared-memory file cannot be created): on a
+        read-only file system at once, in a folder this user may not write only if `mode=ro` fails.
+        Every failure is a KbError: IndexCorrupt, DiskFull, IndexReadOnly, IndexLocked.
+        """
+        from kb_agent.corpus.fileio import unwritable_reason
+
+        if not readonly:
+            return cls._checked(_connect(str(path), path, uri=False), path, readonly=False)
+        why = unwritable_reason(path.parent)
+        target = f"file:{quote(str(path))}"
+        if why == "read-only file system":
+            return cls._checked(_connect(f"{target}?immutable=1", path, uri=True), path, readonly=True)
         try:
-            if readonly:
-                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-            else:
-                conn = sqlite3.connect(path, check_same_thread=False)
+            return cls._checked(_connect(f"{target}?mode=ro", path, uri=True), path, readonly=True)
+        except (IndexCorrupt, IndexWriteFailed):
+            if why is None:
+                raise
+            return cls._checked(_connect(f"{target}?immutable=1", path, uri=True), path, readonly=True)
+
+    @classmethod
+    def _checked(cls, conn: _Connection, path: Path, *, readonly: bool) -> Catalog:
+        try:
+            if not readonly:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.executescript(_SCHEMA)
             conn.execute("SELECT count(*) FROM meta").fetchone()
             conn.execute("SELECT count(*) FROM chunks").fetchone()
-        except sqlite3.DatabaseError as e:
-            raise IndexCorrupt(f"the index catalog is unreadable ({e}): {path}", hint="run `kb index --rebuild`") from None
+        except sqlite3.Error as e:  # the few a cursor lets pass (a foreign schema, a bug)
+            conn.close()
+            raise catalog_error(e, path) from None
+        except KbError:
+            conn.close()
+            raise
         return cls(conn, path)
 
     def close(self) -> None:
@@ -97,7 +237,7 @@ class Catalog:
 
     # files ----------------------------------------------------------------
     def files(self) -> dict[str, FileRow]:
-        rows = self.conn.execute("SELECT path, hash, size, mtime_ns, status, reason, title, tags, aliases, line_count FROM files")
+        rows = self.conn.execute("SELECT path, hash, size, mtime_ns, status, reason, title, tags, aliases, line_count FROM files").fetchall()
         return {r[0]: _file_row(r) for r in rows}
 
     def file(self, path: str) -> FileRow | None:
@@ -108,10 +248,10 @@ class Catalog:
         self.conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime_ns, path))
 
     def chunk_ids(self, path: str) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE path=? ORDER BY ord", (path,))]
+        return [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE path=? ORDER BY ord", (path,)).fetchall()]
 
     def all_chunk_ids(self) -> set[str]:
-        return {r[0] for r in self.conn.execute("SELECT id FROM chunks")}
+        return {r[0] for r in self.conn.execute("SELECT id FROM chunks").fetchall()}
 
     def remove_file(self, path: str) -> list[str]:
         """Delete a file's rows and its BM25 contributions; returns its chunk ids. Caller commits."""
@@ -131,10 +271,10 @@ class Catalog:
         return ids
 
     def put_file(self, doc: Document, ids: list[str], chunk_terms: list[Counter[str]], *, hash: str, size: int, mtime_ns: int) -> None:
-        """Insert a parsed file (after `remove_file`). Caller commits."""
+        """Insert a parsed file (after `remove_file`); its warnings are kept as the row's reason. Caller commits."""
         self.conn.execute(
             "INSERT INTO files VALUES(?,?,?,?,?,?,?,?,?,?)",
-            (doc.path, hash, size, mtime_ns, "ok", None, doc.title, json.dumps(doc.tags, ensure_ascii=False), json.dumps(doc.aliases, ensure_ascii=False), doc.line_count),
+            (doc.path, hash, size, mtime_ns, "ok", "; ".join(doc.warnings) or None, doc.title, json.dumps(doc.tags, ensure_ascii=False), json.dumps(doc.aliases, ensure_ascii=False), doc.line_count),
         )
         df: Counter[str] = Counter()
         total = 0
@@ -174,7 +314,7 @@ class Catalog:
         for i in range(0, len(uniq), 500):
             part = uniq[i : i + 500]
             q = f"SELECT term, df FROM terms WHERE term IN ({','.join('?' * len(part))})"
-            out.update({t: int(d) for t, d in self.conn.execute(q, part)})
+            out.update({t: int(d) for t, d in self.conn.execute(q, part).fetchall()})
         return out
 
     def chunks_by_ids(self, ids: list[str]) -> dict[str, ChunkRow]:
@@ -182,12 +322,12 @@ class Catalog:
         for i in range(0, len(ids), 500):
             part = ids[i : i + 500]
             q = f"SELECT id, path, start_line, end_line, text, heading_path, questions FROM chunks WHERE id IN ({','.join('?' * len(part))})"
-            out.update({r[0]: _chunk_row(r) for r in self.conn.execute(q, part)})
+            out.update({r[0]: _chunk_row(r) for r in self.conn.execute(q, part).fetchall()})
         return out
 
     def chunks_for(self, path: str) -> list[ChunkRow]:
         q = "SELECT id, path, start_line, end_line, text, heading_path, questions FROM chunks WHERE path=? ORDER BY ord"
-        return [_chunk_row(r) for r in self.conn.execute(q, (path,))]
+        return [_chunk_row(r) for r in self.conn.execute(q, (path,)).fetchall()]
 
     def iter_chunks(self) -> Iterator[tuple[ChunkRow, dict[str, int]]]:
         q = "SELECT id, path, start_line, end_line, text, heading_path, questions, terms FROM chunks ORDER BY path, ord"
@@ -196,18 +336,18 @@ class Catalog:
 
     def headings(self, path: str | None = None) -> list[tuple[str, int, int, str, str]]:
         if path is None:
-            return list(self.conn.execute("SELECT path, line, level, text, slug FROM headings ORDER BY path, line"))
-        return list(self.conn.execute("SELECT path, line, level, text, slug FROM headings WHERE path=? ORDER BY line", (path,)))
+            return self.conn.execute("SELECT path, line, level, text, slug FROM headings ORDER BY path, line").fetchall()
+        return self.conn.execute("SELECT path, line, level, text, slug FROM headings WHERE path=? ORDER BY line", (path,)).fetchall()
 
     def links(self) -> list[tuple[str, int, str, str | None, str, str, str | None]]:
-        return list(self.conn.execute("SELECT path, line, target, anchor, kind, text, resolved FROM links ORDER BY path, line"))
+        return self.conn.execute("SELECT path, line, target, anchor, kind, text, resolved FROM links ORDER BY path, line").fetchall()
 
     def links_touching(self, paths: set[str]) -> list[tuple[str, int, str, str | None, str, str, str | None]]:
         """Links out of or into `paths` (both columns are indexed: no scan of the whole graph)."""
         ps = sorted(paths)
         marks = ",".join("?" * len(ps))
         q = f"SELECT path, line, target, anchor, kind, text, resolved FROM links WHERE path IN ({marks}) OR resolved IN ({marks}) ORDER BY path, line"
-        return list(self.conn.execute(q, ps + ps))
+        return self.conn.execute(q, ps + ps).fetchall()
 
     def set_link_resolutions(self, rows: list[tuple[str | None, str, int, str, str]]) -> None:
         self.conn.executemany("UPDATE links SET resolved=? WHERE path=? AND line=? AND target=? AND kind=?", rows)

@@ -4,6 +4,7 @@ ids are live, so orphans left by a killed run are never served and are collected
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import socket
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from kb_agent.errors import ConfigError, IndexCorrupt, StoreUnavailable
+from kb_agent.errors import ConfigError, IndexCorrupt, KbError, StoreUnavailable, VectorsUnavailable, index_write_error
 
 if TYPE_CHECKING:
     from kb_agent.settings import Settings
@@ -19,6 +20,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 # Chroma caps a single add/get at its max batch size (~5k on this build); stay well under.
 WRITE_BATCH = 1000
+# Chroma does not always name ENOSPC (a full disk can surface as "Error in compaction"); with less
+# free space than this under .kb/chroma (a few batches of segment and log files), a store failure
+# is reported as a full disk, not as corruption with a `--rebuild` hint that would fail the same way.
+LOW_SPACE_BYTES = 16 * 1024 * 1024
 
 
 def collection_name(root: Path, fingerprint: str) -> str:
@@ -55,8 +60,11 @@ def _client(settings: Settings, index_dir: Path) -> Any:
         _forget_deleted_store(path)
         try:
             return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
-        except Exception as e:
-            raise IndexCorrupt(f"the vector store under {index_dir / 'chroma'} cannot be opened: {e}", hint="run `kb index --rebuild`") from None
+        except BaseException as e:  # noqa: BLE001 - Chroma's Rust core raises PanicException (a BaseException) on some corrupt files
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            _drop_cached_system(path)  # else the next open in this process meets a half-built client
+            raise _embedded_error(e, path) from None
     url = urlparse(settings.chroma_url)
     if url.scheme not in ("http", "https") or not url.hostname:
         raise ConfigError(f"KB_CHROMA_URL must be an http(s) URL, got {settings.chroma_url!r}", hint="e.g. KB_CHROMA_URL=http://127.0.0.1:8000")
@@ -118,7 +126,70 @@ def _forget_deleted_store(path: Path) -> None:
             log.debug("stopping a stale chroma system failed", exc_info=True)
 
 
-def _short(e: Exception) -> str:
+# Words in Chroma's (and SQLite's) messages that name an OS-level cause rather than a broken store
+_OS_CAUSES = (
+    (errno.ENOSPC, ("disk is full", "no space left")),
+    (errno.EROFS, ("readonly database", "read-only file system", "read-only database")),
+    (errno.EACCES, ("permission denied",)),
+    (errno.EIO, ("disk i/o error", "input/output error")),
+)
+
+
+def _os_cause(e: BaseException) -> int | None:
+    text = str(e).lower()
+    if isinstance(e, OSError) and e.errno:
+        return e.errno
+    return next((err for err, words in _OS_CAUSES if any(w in text for w in words)), None)
+
+
+def _embedded_error(e: BaseException, path: Path) -> KbError:
+    """An embedded store that failed to open: unwritable here, an OS fault, or a broken store."""
+    from kb_agent.corpus.fileio import unwritable_reason
+
+    why = unwritable_reason(path if path.exists() else path.parent)
+    if why is not None:
+        return VectorsUnavailable(f"the vector store cannot be opened here ({why}: {path})", hint="vector search needs a writable .kb/chroma; grep, files and related still work")
+    err = _os_cause(e)
+    if err is None and _free_bytes(path) < LOW_SPACE_BYTES:
+        err = errno.ENOSPC  # Chroma's compactor words a failed write as "Failed to apply logs …"
+    if err is not None:
+        return index_write_error(err, _short(e), str(path))
+    return IndexCorrupt(f"the vector store under {path} failed: {_short(e)}", hint="run `kb index --rebuild` (it moves the broken store aside)")
+
+
+def _free_bytes(path: Path) -> int:
+    import os
+
+    for p in (path, *path.parents):
+        try:
+            st = os.statvfs(p)
+        except OSError:
+            continue
+        return st.f_bavail * st.f_frsize
+    return LOW_SPACE_BYTES
+
+
+def probe_store(settings: Settings, index_dir: Path) -> str | None:
+    """Why the embedded store under `index_dir` cannot be opened and listed, or None when it can."""
+    try:
+        client = _client(settings, index_dir)
+        client.list_collections()
+    except KbError as e:
+        return e.message
+    except BaseException as e:  # noqa: BLE001 - see _client: a corrupt file may panic in Rust
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        return _short(e)
+    return None
+
+
+def _drop_cached_system(path: Path) -> None:
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    SharedSystemClient._identifier_to_system.pop(str(path), None)
+
+
+def _short(e: BaseException) -> str:
     text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
     return text[:200]
 
@@ -134,6 +205,7 @@ class VectorStore:
     def __init__(self, settings: Settings, index_dir: Path, name: str, *, create: bool = True) -> None:
         self.settings = settings
         self.name = name
+        self._path = index_dir / "chroma"
         self._client = _client(settings, index_dir)
         try:
             if create:
@@ -146,12 +218,12 @@ class VectorStore:
                 raise IndexCorrupt(f"the vector collection {name} is missing from {where}", hint="run `kb index --rebuild` (was the server's data directory replaced?)") from None
             raise self._wrap(e) from None
 
-    def _wrap(self, e: Exception) -> Exception:
+    def _wrap(self, e: Exception) -> KbError:
         if self.settings.chroma_url and _is_auth(e):
             return StoreUnavailable(f"the Chroma server at {self.settings.chroma_url} refused the credentials: {_short(e)}", hint=_AUTH_HINT)
         if self.settings.chroma_url:
             return StoreUnavailable(f"the Chroma server at {self.settings.chroma_url} failed: {_short(e)}", hint="check that the server is running, then rerun")
-        return IndexCorrupt(f"the vector store failed: {_short(e)}", hint="run `kb index --rebuild`")
+        return _embedded_error(e, self._path)  # disk full and read-only are named: rebuilding would not help
 
     def count(self) -> int:
         try:

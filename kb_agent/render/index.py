@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 def render_index_report(report: IndexReport, *, out: Console, err: Console) -> None:
     """A build report as one summary line (and skips) on `err`; for `--check`, `label<TAB>path` lines on `out`."""
+    for note in report.notes:  # e.g. a broken store moved aside before a rebuild
+        err.print(f"[yellow]note:[/] {safe_markup(note, one_line=True)}", highlight=False, soft_wrap=True)
     if report.checked_only:
         if not report.stale:
             err.print(f"[green]index is fresh[/] ({report.unchanged} files)")
@@ -32,3 +34,5 @@ def render_index_report(report: IndexReport, *, out: Console, err: Console) -> N
     )
     for s in report.skipped:
         err.print(f"  [yellow]skipped[/] {safe_markup(s.path, one_line=True)}: {safe_markup(s.reason, one_line=True)}", highlight=False)
+    for s in report.warnings:  # indexed, with a caveat (e.g. front matter ignored)
+        err.print(f"  [yellow]warning[/] {safe_markup(s.path, one_line=True)}: {safe_markup(s.reason, one_line=True)}", highlight=False)

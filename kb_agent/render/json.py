@@ -118,6 +118,8 @@ def index_report_dict(report: IndexReport) -> dict[str, Any]:
         "unchanged": report.unchanged,
         "removed": list(report.removed),
         "skipped": [skip_dict(s) for s in report.skipped],
+        "warnings": [skip_dict(s) for s in report.warnings],
+        "notes": list(report.notes),
         "chunks_total": report.chunks_total,
         "chunks_embedded": report.chunks_embedded,
         "duration_s": round(report.duration_s, 3),

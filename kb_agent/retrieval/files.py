@@ -49,7 +49,12 @@ def opening(r: Retriever, path: str) -> Evidence | None:
 
 
 def find_files(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters()) -> list[Evidence]:
-    """Files whose metadata matches the query; when none does, the files of the best content hits."""
+    """Files whose metadata matches the query, then files whose text holds the query's words.
+
+    Content ranks break ties among metadata matches; a file matched by content alone must have a
+    lexical (grep) hit: nearest-neighbour vectors always return something, so vector similarity
+    alone would list unrelated files. Returns [] when nothing matches.
+    """
     allowed = r.index.paths_matching(filters)
     scored = []
     for path, f in r.index.files().items():
@@ -61,14 +66,18 @@ def find_files(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters 
     scored.sort(key=lambda t: (-t[0], t[1]))
     # content decides among files whose metadata ties, and fills in when metadata says nothing
     content_rank: dict[str, int] = {}
+    lexical: set[str] = set()
     try:
         for i, ev in enumerate(r.hybrid(query, k=20, filters=filters)):
             content_rank.setdefault(ev.path, i)
+            if "grep" in ev.explain.get("ranks", {}):
+                lexical.add(ev.path)
     except Exception:  # noqa: BLE001 - content is a tie-breaker only; metadata results stand alone
         content_rank = {}
     best = {p: s + (1.0 / (1 + content_rank[p]) if p in content_rank else 0.0) for s, p in scored}
     for p, i in content_rank.items():
-        best.setdefault(p, 0.5 / (1 + i))
+        if p in lexical:
+            best.setdefault(p, 0.5 / (1 + i))
     out: list[Evidence] = []
     for path, s in sorted(best.items(), key=lambda t: (-t[1], t[0]))[:k]:
         head = opening(r, path)

@@ -62,5 +62,12 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
         grep_hits = r.grep(query, k=depth, filters=filters)
     except InvalidQuery:
         grep_hits = []  # e.g. only stopwords: meaning may still be found by vectors
-    vec_hits = r.vector(query, k=depth, filters=filters)
+    from kb_agent.errors import VectorsUnavailable
+    from kb_agent.retrieval.vector import vector_search
+
+    try:
+        vec_hits = vector_search(r, query, k=depth, filters=filters)
+    except VectorsUnavailable as e:  # e.g. a read-only KB: the lexical list alone still answers
+        r.notice(f"{e.message}; hybrid search is using grep only")
+        return rrf({"grep": grep_hits}, k)
     return rrf({"grep": grep_hits, "vector": vec_hits}, k)

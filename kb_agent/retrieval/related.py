@@ -116,10 +116,16 @@ def safe_path(root: Path, path: str) -> Path:
 
 def read_file(r: Retriever, path: str, start: int = 1, end: int | None = None) -> Evidence:
     """Lines start..end of a KB file as it is on disk now (1-based, inclusive, clamped to the file)."""
+    from kb_agent.corpus.fileio import UnsafeFile, read_regular_text
+    from kb_agent.index.build import MAX_FILE_BYTES
+
     full = safe_path(r.root, path)
-    if not full.is_file():
-        raise UsageError(f"no such file in the knowledge base: {path}")
-    lines = full.read_text(encoding="utf-8", errors="replace").split("\n")
+    try:
+        lines = read_regular_text(full, MAX_FILE_BYTES).split("\n")
+    except UnsafeFile as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from None
+    except OSError:
+        raise UsageError(f"no such file in the knowledge base: {path}") from None
     if lines and lines[-1] == "":
         lines.pop()
     start = max(1, start)

@@ -34,6 +34,12 @@ class Retriever:
         self.settings = settings
         self.root: Path = settings.kb_root()
         self.index: IndexReader = IndexReader.open(settings, self.root, require=require_index)
+        self.notices: list[str] = []  # why results are degraded (e.g. vectors unavailable); the CLI prints them once
+
+    def notice(self, text: str) -> None:
+        """Record a degradation once; callers show `notices` on stderr, never in results."""
+        if text not in self.notices:
+            self.notices.append(text)
 
     def grep(self, query: str, *, k: int = 10, filters: SearchFilters = NO_FILTERS, regex: bool = False) -> list[Evidence]:
         """Exact words, identifiers, config keys, ticket IDs, error codes, commands.
@@ -51,9 +57,14 @@ class Retriever:
 
         Embedding similarity over indexed chunks (Chroma). Needs the index.
         """
+        from kb_agent.errors import VectorsUnavailable
         from kb_agent.retrieval.vector import vector_search
 
-        return vector_search(self, query, k=k, filters=filters)
+        try:
+            return vector_search(self, query, k=k, filters=filters)
+        except VectorsUnavailable as e:
+            self.notice(f"{e.message}; using grep instead of vector search")
+            return self.grep(query, k=k, filters=filters)
 
     def hybrid(self, query: str, *, k: int = 10, filters: SearchFilters = NO_FILTERS) -> list[Evidence]:
         """The default: grep-BM25 and vector lists fused by Reciprocal Rank Fusion (k=60).

@@ -22,8 +22,9 @@ def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
 
         raise IndexNotBuilt(f"no index in {r.root}", hint="run `kb index` first")
     allowed = r.index.paths_matching(filters)
+    store = r.index.store  # opened before the embedder loads: an unavailable store fails fast
     vec = r.index.embedder.embed_query(query)
-    hits = r.index.store.query(vec, k + 5, allowed)
+    hits = store.query(vec, k + 5, allowed)
     rows = cat.chunks_by_ids([cid for cid, _ in hits])
     out: list[Evidence] = []
     for cid, sim in hits:

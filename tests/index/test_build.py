@@ -159,14 +159,16 @@ def test_bad_files_are_skipped_with_reasons_and_nothing_else_is_lost(sample_kb: 
     (sample_kb / "-leading-dash.md").write_text("# Dash\n\nleading dash file name\n", encoding="utf-8")
     (sample_kb / "locked.md").write_text("# Locked\n\ncannot be read\n", encoding="utf-8")
     if os.geteuid() == 0:  # root reads anything: simulate the permission error at the one place it occurs
-        real = Path.read_bytes
+        import kb_agent.index.build as build_mod
 
-        def deny(self: Path) -> bytes:
-            if self.name == "locked.md":
+        real = build_mod.read_regular_bytes
+
+        def deny(path: Path, cap: int) -> bytes:
+            if Path(path).name == "locked.md":
                 raise PermissionError(13, "Permission denied")
-            return real(self)
+            return real(path, cap)
 
-        monkeypatch.setattr(Path, "read_bytes", deny)
+        monkeypatch.setattr(build_mod, "read_regular_bytes", deny)
     else:
         (sample_kb / "locked.md").chmod(0)
 
