@@ -1,4 +1,5 @@
-"""One Settings object (KB_ prefix, environment and `.env`), loaded once by the CLI and passed down."""
+"""One Settings object (KB_ prefix; flags, environment, the user's config.env, then a folder's `.env` within the
+trust boundary of kb_agent/trust.py), loaded once by the CLI and passed down."""
 
 from __future__ import annotations
 

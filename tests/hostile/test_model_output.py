@@ -145,3 +145,24 @@ def test_a_faithful_answer_is_kept_whole(kb: Path, home: Home) -> None:
     assert code == 0 and GOOD in doc["answer"] and len(doc["citations"]) == 1
     assert doc["citations"][0]["path"] == "deploy.md"
     assert "sentence removed" not in notes(doc)
+
+
+def test_claims_in_chinese_are_checked_against_their_cited_lines(tmp_path: Path) -> None:
+    from kb_agent.agent.citations import SourceRef, verify_model_answer
+
+    (tmp_path / "部署.md").write_text("# 部署\n\n生产环境每周二在变更评审会后部署。\n\n回滚使用上一个镜像标签，约五分钟完成。\n", encoding="utf-8")
+    sources = [SourceRef(1, "部署.md", 3, 3, "生产环境每周二在变更评审会后部署。"), SourceRef(2, "部署.md", 5, 5, "回滚使用上一个镜像标签")]
+    answer = "生产环境每周二在变更评审会后部署[1]。回滚需要财务总监书面批准并支付押金[2]。\n\n参考资料：\n[1] /etc/passwd:L1"
+    verified, why = verify_model_answer(answer, sources, tmp_path)
+    assert "每周二" in verified.body and "财务总监" not in verified.body and "passwd" not in verified.text
+    assert [c.path for c in verified.citations] == ["部署.md"]
+    assert any("do not support it" in n for n in why) and any("reference list removed" in n for n in why)
+
+
+def test_a_marker_after_the_full_stop_belongs_to_the_sentence_before_it() -> None:
+    from kb_agent.agent.citations import split_claims, strip_reference_list
+
+    assert split_claims("Deploys run on Tuesday. [1] Rollbacks take five minutes. [2]") == [
+        "Deploys run on Tuesday. [1]", "Rollbacks take five minutes. [2]"]
+    text, dropped = strip_reference_list("Deploys run on Tuesday [1].\n\nSources:\n- [1] deploy.md:L3\n[2] /etc/passwd:L1")
+    assert text.strip() == "Deploys run on Tuesday [1]." and dropped == 3
