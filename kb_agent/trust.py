@@ -8,7 +8,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic_settings import BaseSettings, DotEnvSettingsSource
 
@@ -140,24 +139,33 @@ def _write_trusted(folders: Sequence[Path]) -> None:
 
 
 class FolderDotEnvSource(DotEnvSettingsSource):
-    """A folder's `.env`: every setting when the folder is trusted, else only the HARMLESS ones."""
+    """A folder's `.env`: every setting when the folder is trusted, else only the HARMLESS ones.
+
+    Refused values are dropped before they are parsed, so a malformed one cannot fail the load.
+    """
 
     def __init__(self, settings_cls: type[BaseSettings], env_file: Path, *, trusted: bool, shadowed: frozenset[str] = frozenset()) -> None:
         super().__init__(settings_cls, env_file=env_file)
         self.path = env_file
         self.trusted = trusted
-        self.shadowed = shadowed  # set by a trusted source above: ignoring it changes nothing, so no warning
-
-    def __call__(self) -> dict[str, Any]:
-        values = super().__call__()
-        if self.trusted:
-            return values
-        kept = {k: v for k, v in values.items() if k in HARMLESS}
+        if trusted:
+            return
+        prefix = (self.env_prefix or "").lower()
+        fields = set(settings_cls.model_fields)
+        refused: list[str] = []
+        kept: dict[str, str | None] = {}
+        for key, value in self.env_vars.items():
+            name = key.lower()[len(prefix) :] if key.lower().startswith(prefix) else ""
+            if name in HARMLESS or name not in fields:
+                kept[key] = value
+            else:
+                refused.append(name)
+        self.env_vars = kept
         ignored = _IGNORED.get()
         if ignored is not None:
-            for name in sorted(set(values) - set(kept) - self.shadowed):
+            # set by a trusted source above: ignoring it changes nothing, so no warning
+            for name in sorted(set(refused) - shadowed):
                 ignored.append(IgnoredSetting(f"KB_{name.upper()}", self.path, self.path.parent))
-        return kept
 
 
 def begin_collecting() -> list[IgnoredSetting]:

@@ -185,12 +185,13 @@ def test_library_returns_ignored_settings_and_prints_nothing(tmp_path: Path, mon
 
     folder = tmp_path / "proj"
     folder.mkdir()
-    (folder / ".env").write_text("KB_RG_PATH=./x\nKB_TOP_K=4\n", encoding="utf-8")
+    # a malformed value of a refused setting is dropped unparsed: it cannot fail the load
+    (folder / ".env").write_text("KB_RG_PATH=./x\nKB_TOP_K=4\nKB_CHROMA_HEADERS=not json\n", encoding="utf-8")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     monkeypatch.chdir(folder)
     s = Settings()
     assert s.top_k == 4 and s.rg_path == ""
-    assert [i.key for i in s.ignored_settings] == ["KB_RG_PATH"]
+    assert [i.key for i in s.ignored_settings] == ["KB_CHROMA_HEADERS", "KB_RG_PATH"] and s.chroma_headers == {}
     assert s.ignored_settings[0].folder == folder.resolve()
     assert capsys.readouterr() == ("", "")
     assert Settings(_env_file=None).ignored_settings == ()  # type: ignore[call-arg]
