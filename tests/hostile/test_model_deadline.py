@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.hostile.fake_openai import FakeOpenAI, Script
+from tests.support.fake_openai import FakeOpenAI, Script
 from tests.hostile.kb_process import Home, make_kb, run_kb
 
 from kb_agent.llm.base import Message, TokenSink

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.hostile.fake_openai import FakeOpenAI, Script, Source, cite, supported_answer
+from tests.support.fake_openai import FakeOpenAI, Script, Source, cite, supported_answer
 from tests.hostile.kb_process import Home, make_kb, run_kb
 
 QUESTION = "When do production deploys run?"

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.hostile.fake_openai import FakeOpenAI, Script
+from tests.support.fake_openai import FakeOpenAI, Script
 from tests.hostile.kb_process import Home, make_kb, run_kb
 
 SECRET = "sk-env-secret-4242"
@@ -100,7 +100,7 @@ def test_llm_base_url_in_the_kb_env_gets_no_request_and_never_the_key(repo: Path
         assert evil.requests == [], "the knowledge base's .env redirected the model"
         assert mine.requests, "the user's own config.env endpoint is used"
         assert all(q.headers.get("authorization") == f"Bearer {SECRET}" for q in mine.requests)
-        assert "KB_LLM_BASE_URL" in "\n".join(warnings(r.stderr))
+        assert not warnings(r.stderr), "the user's own values win anyway: the ignored ones are not worth a warning"
         assert SECRET not in r.stdout + r.stderr
 
 
