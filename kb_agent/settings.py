@@ -1,15 +1,19 @@
-"""One Settings object (KB_ prefix, environment and `.env`), loaded once by the CLI and passed down."""
+"""One Settings object (KB_ prefix; flags, environment, the user's config.env, then a folder's `.env` within the
+trust boundary of kb_agent/trust.py), loaded once by the CLI and passed down."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from typing import Any
+
+from pydantic import Field, PrivateAttr, SecretStr, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from kb_agent.errors import KbRootNotFound
 from kb_agent.names import INDEX_DIR, index_dir
 from kb_agent.plugins import EMBEDDERS, LLM_PROVIDERS
+from kb_agent.trust import IgnoredSetting
 
 
 class Settings(BaseSettings):
@@ -18,6 +22,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="KB_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
     )
+
+    # values a folder's .env tried to set and the trust boundary refused (kb_agent/trust.py)
+    _ignored: tuple[IgnoredSetting, ...] = PrivateAttr(default=())
 
     root: Path | None = Field(default=None, description="Knowledge-base folder (else nearest .kb/ upward, else cwd)")
 
@@ -50,6 +57,8 @@ class Settings(BaseSettings):
     # replies are short (a route, a score list, a cited paragraph); a cap stops a small local model
     # that never emits its stop token from generating until its context is full
     llm_max_tokens: int = Field(default=1024, ge=16, le=32768)
+    # total model time per question; past it (or once the server timed out) the deterministic path answers
+    llm_deadline_s: float = Field(default=60.0, gt=0, le=3600)
 
     # agent
     agent_max_iterations: int = Field(default=3, ge=1, le=10)
@@ -61,6 +70,46 @@ class Settings(BaseSettings):
     top_k: int = Field(default=10, ge=1, le=200)
     rg_timeout_s: float = Field(default=10.0, gt=0)
     rg_path: str = ""  # explicit rg binary; else the one next to Python, else PATH
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Flags, then the environment, then the user's config.env, then the `.env` of the current
+        folder and of the knowledge base — those two only for harmless settings unless trusted."""
+        from kb_agent import trust
+
+        trust.begin_collecting()
+        if getattr(dotenv_settings, "env_file", None) is None:  # Settings(_env_file=None): no files at all
+            return init_settings, env_settings, file_secret_settings
+        trusted: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        config = trust.user_config_source(settings_cls)
+        if config is not None:
+            trusted.append(config)
+        set_by_trusted = [source() for source in trusted]
+        shadowed = frozenset(k for values in set_by_trusted for k in values)
+        cwd = Path.cwd()
+        cwd_sources = trust.folder_sources(settings_cls, [cwd], shadowed)
+        root = next((v["root"] for v in (*set_by_trusted, *(s() for s in cwd_sources)) if v.get("root")), None)
+        kb_root = Path(os.path.expanduser(str(root))) if root else discover_root(cwd)  # whose .env applies next
+        kb_sources = trust.folder_sources(settings_cls, [kb_root] if kb_root.resolve() != cwd.resolve() else [], shadowed)
+        return (*trusted, *cwd_sources, *kb_sources, file_secret_settings)
+
+    def model_post_init(self, context: Any, /) -> None:
+        from kb_agent import trust
+
+        self._ignored = trust.end_collecting()
+
+    @property
+    def ignored_settings(self) -> tuple[IgnoredSetting, ...]:
+        """Values a knowledge base's or the current folder's `.env` tried to set and kb ignored
+        (untrusted folder, setting not harmless). The CLI warns about them once."""
+        return self._ignored
 
     @field_validator("root", mode="before")
     @classmethod

@@ -28,8 +28,9 @@ def _sample_kb_untouched(_sample_kb_snapshot: dict[str, tuple[int, int]]) -> Ite
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Tests never read the developer's KB_* variables or a stray .env in the working directory."""
+    """Tests never read the developer's KB_* variables, kb config folder or a stray .env in the working directory."""
     scrub_kb_env(monkeypatch)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xdg-config"))  # no ~/.config/kb
     monkeypatch.chdir(tmp_path_factory.getbasetemp())
 
 

@@ -52,7 +52,7 @@ class Engine:
         self._graph: Any = None
         self._deps: Any = None
         self.step_timeout_s = step_timeout_s
-        self.retry_policy = retry_policy or RetryPolicy(max_retries=settings.llm_max_retries)
+        self.retry_policy = retry_policy or RetryPolicy(max_retries=settings.llm_max_retries, deadline_s=settings.llm_deadline_s)
 
     @property
     def root(self) -> Path:
@@ -121,6 +121,7 @@ class Engine:
         self._setup()
         deps = self._deps
         deps.emit = on_event or (lambda _e: None)
+        deps.policy = self.retry_policy.for_question()  # a fresh model time budget (KB_LLM_DEADLINE_S)
         cap = max_iterations or self.settings.agent_max_iterations
         from kb_agent.agent.graph import recursion_limit
 

@@ -13,7 +13,7 @@ from langgraph.types import Overwrite
 
 from kb_agent.agent import prompts
 from kb_agent.agent.analyzer import ROUTING_TABLE, analyze_question
-from kb_agent.agent.citations import VerifiedAnswer, verify_answer
+from kb_agent.agent.citations import VerifiedAnswer, verify_answer, verify_model_answer
 from kb_agent.agent.execute import EventSink, SearchTools, execute_plan
 from kb_agent.agent.grade import (
     TermWeights,
@@ -362,11 +362,12 @@ def _model_answer(question: str, selected: list[tuple[Evidence, float]], deps: A
     if "NOT_IN_KB" in parsed.answer and not parsed.used_sources:
         run.notes.append("the model said the sources do not answer the question; extractive answer tried")
         return None, 0.0
-    verified = verify_answer(parsed.answer, sources, deps.root)
+    verified, claim_notes = verify_model_answer(parsed.answer, sources, deps.root)
+    run.notes.extend(claim_notes)
     for why in verified.removed:
         run.notes.append(f"citation removed: {why}")
     if not verified.citations:
-        run.notes.append("the model's answer had no verifiable citation; extractive answer used")
+        run.notes.append("no sentence of the model's answer survived verification; extractive answer used")
         return None, 0.0
     cited = {c.path for c in verified.citations}
     grades = [g for e, g in selected if e.path in cited] or [0.0]

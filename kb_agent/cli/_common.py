@@ -32,11 +32,28 @@ def load_settings(kb: Path | None, **overrides: object) -> Settings:
     if kb is not None:
         values["root"] = kb
     try:
-        return Settings(**values)  # type: ignore[arg-type]
+        settings = Settings(**values)  # type: ignore[arg-type]
     except ValidationError as e:
         first = e.errors()[0]
         field = ".".join(str(p) for p in first.get("loc", ())) or "setting"
         raise ConfigError(f"invalid setting KB_{field.upper()}: {first.get('msg')}", hint="see .env.example for valid values") from None
+    warn_ignored_settings(settings)
+    return settings
+
+
+_WARNED: set[str] = set()
+
+
+def warn_ignored_settings(settings: Settings) -> None:
+    """Say once per process, on stderr, which `.env` values the trust boundary ignored and how to opt in."""
+    from rich.markup import escape
+
+    from kb_agent.trust import describe_ignored
+
+    for line in describe_ignored(settings.ignored_settings):
+        if line not in _WARNED:
+            _WARNED.add(line)
+            err_console().print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 def parse_filters(tags: list[str] | None, paths: list[str] | None) -> object:

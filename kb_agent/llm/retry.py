@@ -1,5 +1,6 @@
-"""Calling a chat model safely: retries with backoff and jitter on transient faults, JSON validated
-against a pydantic schema with one repair try, and a call counter for traces."""
+"""Calling a chat model safely: retries with backoff and jitter on transient faults, a total time budget
+per question (a server that timed out is not asked again), JSON validated against a pydantic schema with
+one repair try, and a call counter for traces."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -29,6 +30,36 @@ REPAIR_ECHO_CHARS = 1500
 
 class ModelOutputInvalid(LlmError):
     """The model's reply was not valid JSON for the schema, even after one repair try."""
+
+
+class ModelDeadlineReached(LlmError):
+    """The question's model time budget is spent, or the server timed out earlier in this question."""
+
+
+class QuestionBudget:
+    """The model's total time for one question, and whether its server already timed out.
+
+    Args:
+        seconds: the budget (KB_LLM_DEADLINE_S).
+        clock: a monotonic clock (tests pass a fake one).
+    """
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds = seconds
+        self.clock = clock
+        self.deadline = clock() + seconds
+        self.timed_out = False
+
+    def remaining(self) -> float:
+        return max(0.0, self.deadline - self.clock())
+
+    def refusal(self) -> str | None:
+        """Why the model may not be asked now, or None."""
+        if self.timed_out:
+            return "the model server timed out earlier in this question; it is not asked again"
+        if self.remaining() <= 0:
+            return f"the model's time budget of {self.seconds:g}s for this question is spent (KB_LLM_DEADLINE_S)"
+        return None
 
 
 class MeteredModel:
@@ -80,6 +111,13 @@ class RetryPolicy:
     max_delay_s: float = MAX_DELAY_S
     sleep: Callable[[float], None] = time.sleep
     rng: Callable[[], float] = random.random
+    # total model time per question; None: only the per-request timeout applies
+    deadline_s: float | None = None
+    budget: QuestionBudget | None = None
+
+    def for_question(self) -> RetryPolicy:
+        """A copy with a fresh QuestionBudget (when a deadline is set), for one question."""
+        return replace(self, budget=QuestionBudget(self.deadline_s) if self.deadline_s else None)
 
     def delay(self, attempt: int) -> float:
         """Exponential backoff with full-range jitter (0.5x–1.5x) for retry number `attempt` (0-based)."""
@@ -110,23 +148,77 @@ def complete_with_retry(
         The reply text.
 
     Raises:
+        ModelDeadlineReached: the question's budget is spent or the server timed out before.
         LlmError: a non-transient fault, or transient faults beyond `policy.max_retries`.
     """
+    budget = policy.budget
     attempt = 0
     while True:
+        if budget is not None and (why := budget.refusal()) is not None:
+            raise ModelDeadlineReached(why)
         try:
-            return model.complete(messages, json_mode=json_mode, on_token=on_token)
+            if budget is None:
+                return model.complete(messages, json_mode=json_mode, on_token=on_token)
+            return _complete_within(model, messages, json_mode, on_token, budget)
         except LlmError:
             raise
         except Exception as e:  # client libraries raise many types; classify, never leak
             summary = _describe(e)
+            if budget is not None and _is_timeout(e):
+                budget.timed_out = True
+                raise ModelDeadlineReached(f"the model server timed out ({summary}); it is not asked again in this question") from e
             if not is_transient(e) or attempt >= policy.max_retries:
                 raise LlmError(f"chat model call failed: {summary}", hint="check KB_LLM_BASE_URL / the model server") from e
             wait = policy.delay(attempt)
+            if budget is not None and wait >= budget.remaining():
+                raise LlmError(f"chat model call failed: {summary}; no time left in the budget to retry") from e
             if notes is not None:
                 notes.append(f"transient fault ({summary}); retry {attempt + 1} after {wait:.2f}s")
             policy.sleep(wait)
             attempt += 1
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return isinstance(exc, TimeoutError) or bool(names & {"APITimeoutError", "Timeout", "TimeoutException", "ReadTimeout", "ConnectTimeout", "WriteTimeout", "PoolTimeout"})
+
+
+def _complete_within(
+    model: ChatModel, messages: Sequence[Message], json_mode: bool, on_token: TokenSink | None, budget: QuestionBudget
+) -> str:
+    """One model call that returns by the budget's deadline, whatever the client's own timeouts.
+
+    The call runs in a daemon thread; past the deadline it is abandoned (its late tokens are
+    dropped, it cannot hold the process at exit) and the server is marked as timed out.
+    """
+    box: dict[str, object] = {}
+    open_sink = threading.Event()
+    open_sink.set()
+
+    def sink(piece: str) -> None:
+        if open_sink.is_set() and on_token is not None:
+            on_token(piece)
+
+    def run() -> None:
+        try:
+            box["reply"] = model.complete(messages, json_mode=json_mode, on_token=sink if on_token is not None else None)
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    worker = threading.Thread(target=run, name="kb-model-call", daemon=True)
+    worker.start()
+    worker.join(budget.remaining())
+    if worker.is_alive():
+        open_sink.clear()
+        budget.timed_out = True
+        raise ModelDeadlineReached(
+            f"no reply within the model's time budget of {budget.seconds:g}s (KB_LLM_DEADLINE_S); "
+            "the server is not asked again in this question"
+        )
+    error = box.get("error")
+    if isinstance(error, BaseException):
+        raise error
+    return str(box["reply"])
 
 
 @dataclass(frozen=True)

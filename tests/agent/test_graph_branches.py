@@ -123,8 +123,9 @@ def test_model_down_falls_back_everywhere_without_crashing(settings: Settings, t
 def test_invented_citation_from_model_is_removed(settings: Settings, tools: FakeTools) -> None:
     model = ScriptedModel({"grade": ["[0.9]"], "synth": ["It is 300 [1]. It is also purple [4]."]})
     a = engine(settings, tools, model).answer_query("What is cache.ttl_seconds?")
-    assert "[4]" not in a.text and "purple." in a.text
+    assert "[4]" not in a.text and "purple" not in a.text  # the sentence goes with its invented marker
     assert [c.n for c in a.citations] == [1]
+    assert any("cites only [4], not a valid source" in n for n in notes(a))
 
 
 def test_model_answer_without_valid_citations_uses_extractive(settings: Settings, tools: FakeTools) -> None:

@@ -36,7 +36,7 @@ def assert_citations_real(kb: Path, output: str) -> int:
 
 def test_chat_with_a_real_model_server(chat_kb: Path, spawn_chat: Any, llama_url: str) -> None:
     chat = spawn_chat(chat_kb, "--thread", "model", KB_LLM_PROVIDER="openai", KB_LLM_BASE_URL=llama_url,
-                      KB_LLM_MODEL="gemma", KB_LLM_TIMEOUT_S="120", KB_AGENT_MAX_ITERATIONS="1", KB_LLM_MAX_TOKENS="256")
+                      KB_LLM_MODEL="gemma", KB_LLM_TIMEOUT_S="120", KB_LLM_DEADLINE_S="900", KB_AGENT_MAX_ITERATIONS="1", KB_LLM_MAX_TOKENS="256")
     assert "model openai:gemma" in chat.prompt()
     for question in ("How do I deploy orders-api?", "and how do I roll that back?"):
         out = chat.ask(question, timeout=MODEL_TURN_TIMEOUT_S).split(question, 1)[-1]

@@ -126,7 +126,7 @@ def notes_of(doc: dict[str, Any]) -> str:
 
 
 def test_openai_compatible_server_generate_path(llama_server: LlamaServer, indexed_hash_kb: Path) -> None:
-    env = {"KB_LLM_PROVIDER": "openai", "KB_LLM_BASE_URL": llama_server.url, "KB_LLM_MODEL": "gemma", "KB_LLM_TIMEOUT_S": "120"}
+    env = {"KB_LLM_PROVIDER": "openai", "KB_LLM_BASE_URL": llama_server.url, "KB_LLM_MODEL": "gemma", "KB_LLM_TIMEOUT_S": "120", "KB_LLM_DEADLINE_S": "900"}
     doc = ask_json(indexed_hash_kb, env, "--max-iterations", "1")
     assert doc["model"] == "openai:gemma"
     assert 1 <= doc["model_calls"] <= 5  # fast path: grade (+1 repair) and synthesize (+1 general) at most
@@ -134,7 +134,7 @@ def test_openai_compatible_server_generate_path(llama_server: LlamaServer, index
 
 
 def test_openai_compatible_server_full_loop(llama_server: LlamaServer, indexed_hash_kb: Path) -> None:
-    env = {"KB_LLM_PROVIDER": "openai", "KB_LLM_BASE_URL": llama_server.url, "KB_LLM_TIMEOUT_S": "120"}
+    env = {"KB_LLM_PROVIDER": "openai", "KB_LLM_BASE_URL": llama_server.url, "KB_LLM_TIMEOUT_S": "120", "KB_LLM_DEADLINE_S": "900"}
     r = CliRunner().invoke(app, ["ask", "--kb", str(indexed_hash_kb), "--json",
                                  "Compare the Redis Sentinel decision with the Redis Cluster sharding decision: why did we change?"],
                            env={"KB_EMBEDDING_PROVIDER": "hash", **env})
