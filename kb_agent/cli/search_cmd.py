@@ -73,6 +73,8 @@ def evidence_dict(rank: int, ev: Evidence, *, explain: bool = False) -> dict[str
         "rank": rank, "path": ev.path, "start_line": ev.start_line, "end_line": ev.end_line, "location": ev.location,
         "heading_path": list(ev.heading_path), "score": ev.score, "tool": ev.tool, "text": ev.text,
     }
+    if ev.focus:
+        d["focus"] = list(ev.focus)
     if explain:
         d["explain"] = ev.explain
     return d
@@ -98,7 +100,7 @@ def render_hits(query: str, hits: list[Evidence], *, explain: bool, root: str) -
         if ev.heading_path:
             head.append("  " + " › ".join(ev.heading_path), style="magenta")
         con.print(head)
-        snippet = Text(_snippet(ev.text, words))
+        snippet = Text(_snippet(ev.text, words, (ev.focus[0] - ev.start_line) if ev.focus else None))
         for w in words:
             snippet.highlight_words([w], style="bold yellow", case_sensitive=False)
         con.print(snippet, style="", highlight=False)
@@ -107,10 +109,10 @@ def render_hits(query: str, hits: list[Evidence], *, explain: bool, root: str) -
     del escape
 
 
-def _snippet(text: str, words: list[str], max_lines: int = 4) -> str:
+def _snippet(text: str, words: list[str], focus: int | None = None, max_lines: int = 4) -> str:
     lines = [ln for ln in text.split("\n")]
     low = [ln.lower() for ln in lines]
     hit = next((i for i, ln in enumerate(low) if any(w.lower() in ln for w in words)), 0)
-    start = max(0, hit - 1)
+    start = focus if focus is not None and 0 <= focus < len(lines) else max(0, hit - 1)
     chosen = [ln[:200] for ln in lines[start : start + max_lines]]
     return "\n".join("    " + ln for ln in chosen)

@@ -55,12 +55,17 @@ def _prefer(new: Evidence, old: Evidence) -> bool:
 
 
 def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters()) -> list[Evidence]:
+    """Fuse grep and vector lists, then point each fused hit at its best lines (retrieval/windows.py)."""
     depth = max(FUSE_DEPTH, k * 3)
     from kb_agent.errors import InvalidQuery
+    from kb_agent.retrieval.vector import vector_search
+    from kb_agent.retrieval.windows import refine_hits
 
     try:
         grep_hits = r.grep(query, k=depth, filters=filters)
     except InvalidQuery:
         grep_hits = []  # e.g. only stopwords: meaning may still be found by vectors
-    vec_hits = r.vector(query, k=depth, filters=filters)
-    return rrf({"grep": grep_hits, "vector": vec_hits}, k)
+    # whole chunks are fused (their overlap with grep passages decides what counts once); the
+    # fused hits are narrowed afterwards
+    vec_hits = vector_search(r, query, k=depth, filters=filters, narrow=False)
+    return refine_hits(r, query, rrf({"grep": grep_hits, "vector": vec_hits}, k))
