@@ -180,12 +180,13 @@ def narrow(q: QueryTerms, ev: Evidence) -> Evidence:
 
 
 def refine_hits(r: Retriever, query: str, hits: list[Evidence]) -> list[Evidence]:
-    """Point every hit at its best lines, then fuse the list with a ranking of the top files' windows.
+    """Point every hit at its best lines, and let the top files' windows re-rank the lines within each file.
 
     The fused list (each long hit cut to its best window) and a BM25 ranking of the 20-line windows
     of its first TOP_FILES long files are fused by RRF; a window overlapping a hit counts once (the
-    one with more query words is shown). Short files have no windows of their own, so a KB of short
-    passages keeps its order.
+    one with more query words is shown). The order of files and the number of positions each file
+    holds stay as the whole-KB tools decided; inside a file, its best fused passages take its
+    positions. Short files have no windows, so a KB of short passages keeps its hits as they were.
     """
     if not hits:
         return hits
@@ -212,12 +213,22 @@ def refine_hits(r: Retriever, query: str, hits: list[Evidence]) -> list[Evidence
             if _lexical(q, ev) > _lexical(q, slot.ev):
                 slot.ev = ev
     slots.sort(key=lambda f: -f.score)
+    queues: dict[str, list[_Slot]] = {}
+    for f in slots:
+        queues.setdefault(f.ev.path, []).append(f)
     out: list[Evidence] = []
-    for f in slots[: len(hits)]:
+    # each position keeps its file (the fused order across files stands); the file's best fused
+    # lines take its positions in turn
+    for ev in narrowed:
+        queue = queues.get(ev.path)
+        if not queue:
+            continue
+        f = queue.pop(0)
         explain = dict(f.base.explain) if f.base is not None else {}
         explain["window_ranks"] = f.ranks
-        tool = f.base.tool if f.base is not None else hits[0].tool
-        out.append(replace(f.ev, score=round(f.score, 6), tool=tool, explain=explain))
+        if f.ev.location != ev.location:
+            explain["moved_from"] = ev.location
+        out.append(replace(f.ev, score=ev.score, tool=ev.tool, explain=explain))
     return out
 
 
