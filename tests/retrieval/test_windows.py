@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from kb_agent.index.build import build_index
 from kb_agent.retrieval.tools import Retriever
 from kb_agent.retrieval.windows import WINDOW_LINES, snap, spans
-from tests.conftest import hash_settings
+from tests.support.sample import hash_settings
 
 FILLER = "\n".join(f"Paragraph {i} talks about general settings, defaults and the layout of the project." for i in range(30))
 LONG_MD = f"""# Server guide
