@@ -86,10 +86,14 @@ _CARRIED = re.compile(r"^(?P<ask>.*\S[?？])\s*\((?P<context>[^()]+)\)$")
 def ask_of(question: str) -> str:
     """The new thing a condensed question asks: "how do I get them back? (stash my changes)" → "how do
     I get them back?". The carried topic helps retrieval find the right page; the answer is then
-    written for the ask, so a follow-up does not re-answer the previous turn. Any other question is
-    returned whole."""
+    written for the ask, so a follow-up does not re-answer the previous turn. Identifiers in the
+    carried topic (orders-api, cache.ttl_seconds) stay: they say *which* thing the ask is about.
+    Any other question is returned whole."""
     m = _CARRIED.match(question.strip())
-    return m.group("ask") if m else question
+    if not m:
+        return question
+    names = [w for w in m.group("context").split() if _IDENTIFIER.match(w.strip(",;"))]
+    return " ".join([m.group("ask"), *names])
 
 
 def priors_from_pairs(history: Sequence[tuple[str, str]]) -> list[Prior]:
