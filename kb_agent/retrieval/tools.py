@@ -34,6 +34,8 @@ class Retriever:
         self.settings = settings
         self.root: Path = settings.kb_root()
         self.index: IndexReader = IndexReader.open(settings, self.root, require=require_index)
+        # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits
+        self.passages = True
 
     def grep(self, query: str, *, k: int = 10, filters: SearchFilters = NO_FILTERS, regex: bool = False) -> list[Evidence]:
         """Exact words, identifiers, config keys, ticket IDs, error codes, commands.

@@ -187,12 +187,15 @@ def refine_hits(r: Retriever, query: str, hits: list[Evidence]) -> list[Evidence
     one with more query words is shown). The order of files and the number of positions each file
     holds stay as the whole-KB tools decided; inside a file, its best fused passages take its
     positions. Short files have no windows, so a KB of short passages keeps its hits as they were.
+    With `r.passages` False (the agent reads whole hits for their context) hits only gain focus lines.
     """
     if not hits:
         return hits
     q = query_terms(r, query)
     if not q.terms:
         return hits
+    if not getattr(r, "passages", True):
+        return [with_focus(q, ev) for ev in hits]
     narrowed = [narrow(q, ev) for ev in hits]
     paths = list(dict.fromkeys(ev.path for ev in hits))[:TOP_FILES]
     windows = _file_windows(r, q, paths)
