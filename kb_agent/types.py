@@ -76,6 +76,8 @@ class Evidence:
     tool: str
     heading_path: tuple[str, ...] = ()
     questions: tuple[str, ...] = ()
+    # the best few lines inside start..end for a snippet (retrieval/windows.py); None = not computed
+    focus: tuple[int, int] | None = field(default=None, compare=False, hash=False)
     # per-tool ranks / contributions for --explain; not part of identity
     explain: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 

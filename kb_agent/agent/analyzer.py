@@ -84,12 +84,14 @@ _FACT = [
         r"\bhow\s+(many|much|often|long|big|large)\b|\bat\s+what\b|\bwhen\s+(do|does|did|is|are|was|will)\b|"
         r"\bwhat('s|\s+is|\s+are|\s+was)?\s+(the\s+)?(\w+\s+){0,2}(default|exact|largest|smallest|maximum|minimum|max|min|name|codename|"
         r"format|port|command|value|limit|timeout|password|version|size|number|address|url)\b|"
-        r"\bwhat\s+(port|format|command|value|time|version)\b|"
+        r"\bwhat\s+(port|format|command|value|time|version|share|percentage|percent|fraction|ratio|threshold)\b|"
         r"\bwhich\s+(\w+\s+)?(environment\s+variable|env\s+var|variable|port|consumer\s+group|command|flag|key|setting|"
         r"option|header|topic|queue|team|channel|version|region|cluster|role|user)\b|\bby default\b|\bwhat does\b.*\bmean\b",
         re.I,
     ),
     re.compile(r"多少|多久|多长时间|多大|几个|几次|几点|星期几|什么格式|哪个时间段|什么时候|什么条件|默认值|超时时间|是什么意思"),
+    # "which <thing>" asks for one named value: 哪个 IP / 哪个库 / 什么命令
+    re.compile(r"(哪个|哪一个|哪些|什么)\s*(IP|ip|地址|端口|库|包|版本|命令|参数|选项|字段|变量|环境变量|函数|类|方法|状态码|请求头|标志|文件名)"),
 ]
 _COMPARISON = [
     re.compile(r"\bdifferences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)[?.!]*$", re.I),
@@ -150,7 +152,7 @@ def classify(question: str, exact_terms: list[str] | None = None) -> QueryType:
     """The query type by cue words, in priority order.
 
     relational (how things connect) → file_discovery (which document) → weak relational (和…相关)
-    → conceptual (why / how do / can I …) → exact (identifiers, or a question after one specific
+    → conceptual (comparisons; why / how do / can I …) → exact (identifiers, or a question after one specific
     fact: how many, default, which port …) → conceptual.
     """
     if any(p.search(question) for p in _RELATIONAL):
@@ -159,7 +161,8 @@ def classify(question: str, exact_terms: list[str] | None = None) -> QueryType:
         return "file_discovery"
     if _RELATIONAL_WEAK.search(question):
         return "relational"
-    if any(p.search(question) for p in _CONCEPTUAL):
+    # a comparison asks for an explanation of a difference, even between two identifiers
+    if comparison_subjects(question) or any(p.search(question) for p in _CONCEPTUAL):
         return "conceptual"
     if exact_terms is None:
         exact_terms = find_exact_terms(question)

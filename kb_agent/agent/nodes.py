@@ -14,6 +14,7 @@ from langgraph.types import Overwrite
 from kb_agent.agent import prompts
 from kb_agent.agent.analyzer import ROUTING_TABLE, analyze_question
 from kb_agent.agent.citations import VerifiedAnswer, verify_answer, verify_model_answer
+from kb_agent.agent.condense import ask_of
 from kb_agent.agent.execute import EventSink, SearchTools, execute_plan
 from kb_agent.agent.grade import (
     TermWeights,
@@ -48,7 +49,6 @@ MODEL_GRADE_MAX = 12
 ANSWER_MIN_SCORE = 0.5
 
 _INLINE_FILTER = re.compile(r"(?<!\S)(tag|path):(\"[^\"]+\"|'[^']+'|\S+)")
-_FOLLOW_UP = re.compile(r"\b(it|its|that|this|those|these|they|them|the same|the other|the second|the first)\b|它|这个|那个|这些|那些|上面|前者|后者", re.I)
 
 
 @dataclass
@@ -96,16 +96,6 @@ def parse_inline_filters(question: str) -> tuple[str, SearchFilters]:
     return rest, SearchFilters(tags=tuple(tags), path_globs=tuple(paths))
 
 
-def condense_deterministic(question: str, history: list[tuple[str, str]]) -> str:
-    """Resolve a follow-up without a model: short or pronoun-led questions carry the last question along."""
-    if not history:
-        return question
-    previous = history[-1][0]
-    if _FOLLOW_UP.search(question) or len(question.split()) <= 4:
-        return f"{question} (context: {previous})"
-    return question
-
-
 # ---- conversation graph nodes ----
 
 
@@ -127,16 +117,13 @@ def prepare(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[str
     history = state.get("history") or []
     question = text
     if history:
-        if deps.online:
-            try:
-                question = clean_text(
-                    complete_with_retry(deps.model, prompts.condense_messages(history, text), policy=deps.policy, notes=run.notes)
-                ) or text
-            except LlmError as e:
-                run.notes.append(f"condense fell back to the deterministic rewrite: {e.message}")
-                question = condense_deterministic(text, history)
-        else:
-            question = condense_deterministic(text, history)
+        from kb_agent.agent.condense import condense, priors_from_pairs
+
+        condensed = condense(text, priors_from_pairs(history), history=history, model=deps.model if deps.online else None,
+                             policy=deps.policy, notes=run.notes)
+        question = condensed.question
+        if condensed.note:
+            run.notes.append(condensed.note)
     shown = [f"tag:{t}" for t in filters.tags] + [f"path:{g}" for g in filters.path_globs]
     run.detail = f"{len(question)} chars" + (f", filters {' '.join(shown)}" if shown else "")
     return {"question": question, "filters": filters, "iteration": 0, "stop_reason": None}
@@ -218,6 +205,7 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
         top_k=deps.top_k,
         timeout_s=deps.step_timeout_s,
         missing=missing,
+        safety_net=not state.get("tool_override"),
     )
     steps = make_plan(req)
     if not steps:
@@ -316,9 +304,13 @@ def synthesize(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[
             units = model_units(question, selected, cache, exact_terms=analysis.exact_terms, term_weights=deps.term_weights or uniform_weights)
             verified, confidence = _model_answer(question, units, deps, run)
         if verified is None or not verified.citations:
-            draft: Draft = extractive_answer(question, selected, cache, sub_questions=subjects,
-                                             exact_terms=analysis.exact_terms, term_weights=deps.term_weights or uniform_weights)
-            uncovered = draft.uncovered
+            # a condensed follow-up is answered for its new ask first (agent/condense.ask_of), the whole text as fallback
+            for asked in dict.fromkeys((ask_of(question), question)):
+                draft: Draft = extractive_answer(asked, selected, cache, sub_questions=subjects,
+                                                 exact_terms=analysis.exact_terms, term_weights=deps.term_weights or uniform_weights)
+                uncovered = draft.uncovered
+                if draft.body and not uncovered:
+                    break
             if draft.body and not uncovered:
                 verified = verify_answer(draft.body, draft.sources, deps.root)
                 confidence = draft.confidence

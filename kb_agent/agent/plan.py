@@ -3,7 +3,7 @@ a step already run, and refine plans that search only for what is still missing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kb_agent.agent.state import Budget, PlanStep, StepTool
@@ -30,18 +30,22 @@ class PlanRequest:
     top_k: int
     timeout_s: float = STEP_TIMEOUT_S
     missing: tuple[str, ...] = ()  # set for REFINE: terms no kept passage covers
+    safety_net: bool = True  # False when the user pinned one tool (`--tool`): plan only that tool
 
 
 def candidate_inputs(tool: str, req: PlanRequest) -> list[str]:
     """Inputs worth trying with `tool`, most promising first (later ones serve as 'other keywords')."""
     kw = " ".join(req.keywords)
+    # a lone ordinary word ("later", "back") left over from a question matches anything: only exact
+    # terms, or the single keyword of a one-keyword question, are searched on their own
+    singles = [*req.exact_terms, *(req.keywords if len(req.keywords) == 1 else ())]
     if tool == "grep":
         # grep ORs the rarest few terms of its input, so joined keywords work; single terms are the fallbacks
-        out = [" ".join(req.exact_terms), kw, *req.exact_terms, *req.keywords]
+        out = [" ".join(req.exact_terms), kw, *singles]
         return [x for x in out if x and len(x.split()) <= GREP_MAX_INPUT_WORDS]
     if tool in ("files", "related"):
-        return [x for x in (" ".join(req.exact_terms) if req.exact_terms else "", kw, req.question, *req.keywords) if x]
-    return [x for x in (req.question, kw, *req.exact_terms, *req.keywords) if x]
+        return [x for x in (" ".join(req.exact_terms) if req.exact_terms else "", kw, req.question, *singles) if x]
+    return [x for x in (req.question, kw, *singles) if x]
 
 
 def _fresh(tool: StepTool, inputs: Sequence[str], taken: set[str]) -> str | None:
@@ -92,7 +96,9 @@ def make_plan(req: PlanRequest) -> list[PlanStep]:
         if not steps:
             tool: StepTool = routing[0] if routing and routing[0] in ("vector", "hybrid") else "hybrid"
             gap = " ".join(req.missing)
-            add(tool, [gap, f"{req.question} {gap}"], f"search for what is missing: {gap}")
+            # the gap alone only when it is exact-looking: ordinary leftover words search with the question
+            inputs = [gap, f"{req.question} {gap}"] if missing_exact else [f"{req.question} {gap}"]
+            add(tool, inputs, f"search for what is missing: {gap}")
         if steps:
             return steps
 
@@ -117,4 +123,17 @@ def make_plan(req: PlanRequest) -> list[PlanStep]:
         # a question that is not simple also runs the backup tool in parallel with the first one
         if req.fast_path or added >= 2 or routing[:1] != [tool]:
             break
+    if req.safety_net and steps:
+        _add_safety_net(req, steps, add)
     return steps
+
+
+def _add_safety_net(req: PlanRequest, steps: list[PlanStep], add: Callable[..., PlanStep | None]) -> None:
+    """The plan must not depend on the query type being right: exact-looking terms (identifiers,
+    quoted strings, flags, paths, commands) always also get a grep step, and every plan holds a
+    hybrid step (grep-BM25 + vectors), whatever the routed tools were."""
+    tools = {s.tool for s in steps}
+    if req.exact_terms and "grep" not in tools:
+        add("grep", [" ".join(req.exact_terms), *req.exact_terms], "grep for the exact terms the question names")
+    if "hybrid" not in tools:
+        add("hybrid", [req.question, " ".join(req.keywords)], "hybrid search as a safety net for the route")

@@ -98,6 +98,8 @@ def evidence_dict(ev: Evidence, *, rank: int, explain: bool = False) -> dict[str
         "rank": rank, "path": ev.path, "start_line": ev.start_line, "end_line": ev.end_line, "location": ev.location,
         "heading_path": list(ev.heading_path), "score": ev.score, "tool": ev.tool, "text": ev.text,
     }
+    if ev.focus:
+        d["focus"] = list(ev.focus)  # the best-matching lines inside the hit (retrieval/windows.py)
     if explain:
         d["explain"] = ev.explain
     return d

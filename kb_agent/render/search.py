@@ -35,12 +35,14 @@ def render_hits(query: str, hits: list[Evidence], *, explain: bool, root: Path, 
     for i, ev in enumerate(hits, 1):
         head = Text()
         head.append(f"{i:>2}. ", style="dim")
-        head.append(safe_text(ev.location, one_line=True), style=Style(bold=True, color="cyan", link=file_link(root, ev.path, ev.start_line)))
+        line = ev.focus[0] if ev.focus else ev.start_line
+        head.append(safe_text(ev.location, one_line=True), style=Style(bold=True, color="cyan", link=file_link(root, ev.path, line)))
         head.append(f"  {ev.score:.4g}", style="dim")
         if ev.heading_path:
             head.append("  " + safe_text(" › ".join(ev.heading_path), one_line=True), style="magenta")
         out.print(head)
-        snippet = Text(safe_text(snippet_text(ev.text, words)))
+        focus = ev.focus[0] - ev.start_line if ev.focus else None
+        snippet = Text(safe_text(snippet_text(ev.text, words, focus=focus)))
         for w in words:
             snippet.highlight_words([safe_text(w)], style="bold yellow", case_sensitive=False)
         out.print(snippet, style="", highlight=False)
@@ -48,11 +50,12 @@ def render_hits(query: str, hits: list[Evidence], *, explain: bool, root: Path, 
             out.print(Text("    explain: " + dumps(ev.explain, indent=None), style="dim"))
 
 
-def snippet_text(text: str, words: list[str], max_lines: int = SNIPPET_LINES) -> str:
-    """The lines of `text` around the first query word, indented four spaces."""
+def snippet_text(text: str, words: list[str], max_lines: int = SNIPPET_LINES, *, focus: int | None = None) -> str:
+    """The lines of `text` that match best, indented four spaces: from the hit's focus line (0-based offset
+    into `text`, chosen by retrieval/windows.py) when it has one, else from just before the first query word."""
     lines = text.split("\n")
     low = [ln.lower() for ln in lines]
     hit = next((i for i, ln in enumerate(low) if any(w.lower() in ln for w in words)), 0)
-    start = max(0, hit - 1)
+    start = focus if focus is not None and 0 <= focus < len(lines) else max(0, hit - 1)
     chosen = [ln[:SNIPPET_LINE_CHARS] for ln in lines[start : start + max_lines]]
     return "\n".join("    " + ln for ln in chosen)

@@ -55,8 +55,11 @@ def _prefer(new: Evidence, old: Evidence) -> bool:
 
 
 def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters()) -> list[Evidence]:
+    """Fuse grep and vector lists, then point each fused hit at its best lines (retrieval/windows.py)."""
     depth = max(FUSE_DEPTH, k * 3)
     from kb_agent.errors import InvalidQuery
+    from kb_agent.retrieval.vector import vector_search
+    from kb_agent.retrieval.windows import refine_hits
 
     try:
         grep_hits = r.grep(query, k=depth, filters=filters)
@@ -66,8 +69,10 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
     from kb_agent.retrieval.vector import vector_search
 
     try:
-        vec_hits = vector_search(r, query, k=depth, filters=filters)
+        # whole chunks are fused (their overlap with grep passages decides what counts once); the
+        # fused hits are narrowed afterwards
+        vec_hits = vector_search(r, query, k=depth, filters=filters, narrow=False)
     except VectorsUnavailable as e:  # e.g. a read-only KB: the lexical list alone still answers
         r.notice(f"{e.message}; hybrid search is using grep only")
-        return rrf({"grep": grep_hits}, k)
-    return rrf({"grep": grep_hits, "vector": vec_hits}, k)
+        return refine_hits(r, query, rrf({"grep": grep_hits}, k))
+    return refine_hits(r, query, rrf({"grep": grep_hits, "vector": vec_hits}, k))

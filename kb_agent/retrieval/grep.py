@@ -267,7 +267,15 @@ def _rescore(r: Retriever, query: str, passages: list[tuple[str, int, int, str]]
         ranked = [ev for ev in ranked if ev.score >= floor and ev.score > 0]
     for i, ev in enumerate(ranked, 1):
         ev.explain["grep_rank"] = i
-    return ranked[:k]
+    return _focused(r, query, ranked[:k])
+
+
+def _focused(r: Retriever, query: str, hits: list[Evidence]) -> list[Evidence]:
+    """Each passage with its focus lines (the ±10-line context itself is kept)."""
+    from kb_agent.retrieval.windows import query_terms, with_focus
+
+    q = query_terms(r, query)
+    return [with_focus(q, ev) for ev in hits] if q.terms else hits
 
 
 def _headings_by_path(r: Retriever, paths: set[str]) -> dict[str, list[tuple[int, int, str]]]:

@@ -11,9 +11,10 @@ if TYPE_CHECKING:
     from kb_agent.retrieval.tools import Retriever
 
 
-def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters()) -> list[Evidence]:
+def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters(), narrow: bool = True) -> list[Evidence]:
     """Chunks nearest to the query embedding; ids the catalog does not know (a killed run's
-    leftovers) are never returned."""
+    leftovers) are never returned. With `narrow`, a long chunk is cut to its best window
+    (retrieval/windows.py) and every hit carries its focus lines."""
     if not query.strip():
         raise InvalidQuery("the query is empty")
     cat = r.index.catalog
@@ -36,4 +37,10 @@ def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
         out.append(ev)
         if len(out) >= k:
             break
+    if narrow and out:
+        from kb_agent.retrieval.windows import narrow as narrow_hit, query_terms, with_focus
+
+        q = query_terms(r, query)
+        if q.terms:
+            out = [narrow_hit(q, ev) if getattr(r, "passages", True) else with_focus(q, ev) for ev in out]
     return out

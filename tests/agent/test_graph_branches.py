@@ -47,10 +47,12 @@ def test_generate_path_uses_three_model_calls(settings: Settings, tools: FakeToo
 
 
 def test_fast_path_skips_the_route_call(settings: Settings, tools: FakeTools) -> None:
-    model = ScriptedModel({"grade": ["[0.9]"], "synth": [ANSWER]})
+    model = ScriptedModel({"grade": [grades(0.9)], "synth": [ANSWER]})
     a = engine(settings, tools, model).answer_query("What is cache.ttl_seconds?")
     assert model.kinds() == ["grade", "synth"]
     assert a.found
+    # the exact term is grepped, and the hybrid safety net runs whatever the route
+    assert [c[0] for c in tools.calls] == ["grep", "hybrid"]
 
 
 def test_refine_keeps_good_items_and_searches_for_the_gap(settings: Settings, tools: FakeTools) -> None:
