@@ -130,10 +130,13 @@ def make_plan(req: PlanRequest) -> list[PlanStep]:
 
 def _add_safety_net(req: PlanRequest, steps: list[PlanStep], add: Callable[..., PlanStep | None]) -> None:
     """The plan must not depend on the query type being right: exact-looking terms (identifiers,
-    quoted strings, flags, paths, commands) always also get a grep step, and every plan holds a
-    hybrid step (grep-BM25 + vectors), whatever the routed tools were."""
+    quoted strings, flags, paths, commands) always also get a grep step, and a plan with no search by
+    meaning (a grep, files or related route) gets a hybrid step (grep-BM25 + vectors). A vector-routed
+    plan already searches by meaning; hybrid stays its backup in the next round (DESIGN's routing table):
+    running both at once let rank features of the hybrid list lift unrelated passages over the
+    not-found line (sample_kb's not-found-datadog check with the default embedder)."""
     tools = {s.tool for s in steps}
     if req.exact_terms and "grep" not in tools:
         add("grep", [" ".join(req.exact_terms), *req.exact_terms], "grep for the exact terms the question names")
-    if "hybrid" not in tools:
+    if not tools & {"hybrid", "vector"}:
         add("hybrid", [req.question, " ".join(req.keywords)], "hybrid search as a safety net for the route")
