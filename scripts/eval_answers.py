@@ -143,7 +143,10 @@ def ensure_index(settings) -> dict:  # type: ignore[no-untyped-def]
 
 
 def ask(engine, question: str) -> dict:  # type: ignore[no-untyped-def]
-    from kb_agent.agent.answer import citation_dict
+    try:
+        from kb_agent.render.json import citation_dict
+    except ImportError:  # a tree from before the render layer (issue 11)
+        from kb_agent.agent.answer import citation_dict  # type: ignore[no-redef]
     from kb_agent.errors import KbError
 
     t0 = time.perf_counter()
