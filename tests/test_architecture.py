@@ -22,7 +22,7 @@ TIERS: tuple[tuple[str, ...], ...] = (
     ("llm", "retrieval"),
     ("index",),
     ("corpus",),
-    ("__init__", "errors", "types", "names", "settings", "plugins"),
+    ("__init__", "errors", "types", "names", "settings", "trust", "plugins"),
 )
 
 # (importing module, imported module) pairs tolerated while the `render` layer is being built

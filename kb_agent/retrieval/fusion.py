@@ -34,7 +34,8 @@ def rrf(lists: dict[str, list[Evidence]], k: int, rrf_k: int = RRF_K) -> list[Ev
                 slot["contrib"][name] = contrib  # type: ignore[index]
                 if _prefer(ev, slot["ev"]):  # type: ignore[arg-type]
                     slot["ev"] = ev
-    fused.sort(key=lambda f: -float(f["score"]))  # type: ignore[arg-type]
+    # ties (same fused score) in place order, so equal inputs give equal output every run
+    fused.sort(key=lambda f: (-round(float(f["score"]), 9), f["ev"].path, f["ev"].start_line))  # type: ignore[arg-type,attr-defined]
     out = []
     for f in fused[:k]:
         best: Evidence = f["ev"]  # type: ignore[assignment]

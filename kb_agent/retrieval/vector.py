@@ -28,10 +28,12 @@ def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
     hits = store.query(vec, k + 5, allowed)
     rows = cat.chunks_by_ids([cid for cid, _ in hits])
     out: list[Evidence] = []
-    for cid, sim in hits:
-        row = rows.get(cid)
-        if row is None:
-            continue
+    # Chroma returns equal distances in no fixed order (the hash embedder makes many ties): break ties
+    # by place in the KB so the same query gives the same hits every run (kb check is byte-deterministic)
+    ordered = sorted(((cid, sim) for cid, sim in hits if cid in rows),
+                     key=lambda h: (-round(h[1], 4), rows[h[0]].path, rows[h[0]].start_line))
+    for cid, sim in ordered:
+        row = rows[cid]
         ev = Evidence(path=row.path, start_line=row.start_line, end_line=row.end_line, text=row.text, score=round(sim, 4), tool="vector", heading_path=row.heading_path, questions=row.questions)
         ev.explain["vector_rank"] = len(out) + 1
         out.append(ev)
