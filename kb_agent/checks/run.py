@@ -78,6 +78,8 @@ class CheckRun:
     llm_provider: str
     deterministic: bool
     duration_s: float = field(default=0.0, compare=False)
+    # why retrieval ran degraded (e.g. vectors unavailable on a read-only KB); the CLI says each once on stderr
+    notices: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def failed(self) -> tuple[CheckResult, ...]:
@@ -101,6 +103,10 @@ class _EngineAnswerer:
 
     def answer(self, question: str, *, tool: str | None, filters: SearchFilters | None) -> AnswerLike:
         return self.engine.answer_query(question, tool=tool, filters=filters)
+
+    @property
+    def notices(self) -> list[str]:
+        return self.engine.notices
 
     def close(self) -> None:
         self.engine.close()
@@ -172,18 +178,20 @@ def run_checks(
     agent: Answerer = owned or answerer  # type: ignore[assignment]
     lines = _LineCache(root)
     results = []
+    notices: tuple[str, ...] = ()
     try:
         for check in checks:
             result = run_one(agent, check, lines)
             results.append(result)
             if on_result is not None:
                 on_result(result)
+        notices = tuple(getattr(agent, "notices", None) or ())
     finally:
         if owned is not None:
             owned.close()
     return CheckRun(
         spec=spec, root=str(root), results=tuple(results), llm_provider=settings.llm_provider,
-        deterministic=settings.llm_provider == "none", duration_s=time.perf_counter() - started,
+        deterministic=settings.llm_provider == "none", duration_s=time.perf_counter() - started, notices=notices,
     )
 
 

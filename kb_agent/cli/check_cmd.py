@@ -56,6 +56,11 @@ def check_command(
             run = run_checks(settings, checks, only=tuple(only or ()), on_result=on_result)
     else:
         run = run_checks(settings, checks, only=tuple(only or ()))
+    if run.notices:
+        from kb_agent.render.safe import safe_markup
+
+        for note in run.notices:  # e.g. vectors unavailable on a read-only KB: the run was lexical only
+            err_console().print(f"[yellow]note:[/] {safe_markup(note, one_line=True)}", highlight=False, soft_wrap=True)
     prefix = display_path(root)
     text = render_run(run, cast("Format", fmt), kb_prefix=prefix, timings=timings, verbose=verbose)
     if output is not None:

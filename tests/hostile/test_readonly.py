@@ -52,6 +52,10 @@ def test_check_passes_on_a_read_only_kb(ro_indexed_kb: Path, work: Path) -> None
     run = kb("check", str(spec), "--kb", str(ro_indexed_kb), cwd=work)
     assert run.code == 0, run.text
     assert "1 passed, 0 failed" in run.out
+    # the run was lexical only (vectors cannot open read-only): said once, on stderr, never in the report
+    notes = [ln for ln in run.err.splitlines() if ln.startswith("note:")]
+    assert len(notes) == 1 and "grep" in notes[0], run.err
+    assert "note:" not in run.out
 
 
 def test_index_says_it_cannot_write(ro_indexed_kb: Path, work: Path) -> None:
