@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from markdown_it import MarkdownIt
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 BlockKind = Literal["heading", "paragraph", "list_item", "fence", "code", "table", "blockquote", "html", "hr"]
 CONTAINERS: frozenset[str] = frozenset({"list_item", "blockquote"})
@@ -38,6 +39,9 @@ class Block:
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    # imported here: only indexing and answer synthesis parse markdown; `kb search --tool grep` never does
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING, "html": True}).enable("table")
     # only block structure is needed; inline parsing is the slow half and is skipped
     md.disable(["inline", "text_join"], ignoreInvalid=True)
