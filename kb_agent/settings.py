@@ -71,6 +71,12 @@ class Settings(BaseSettings):
     rg_timeout_s: float = Field(default=10.0, gt=0)
     rg_path: str = ""  # explicit rg binary; else the one next to Python, else PATH
 
+    # terminal output
+    # where footnote and search-hit hyperlinks point: a preset (names.LINK_PRESETS) or a URL template
+    link_format: str = "file"
+    # seconds between the one-line progress reports on stderr when it is not a terminal (0: none)
+    progress_interval: float = Field(default=5.0, ge=0, le=3600)
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -125,6 +131,16 @@ class Settings(BaseSettings):
     @classmethod
     def _known_llm(cls, v: str) -> str:
         return LLM_PROVIDERS.check(v)
+
+    @field_validator("link_format")
+    @classmethod
+    def _usable_link_format(cls, v: str) -> str:
+        from kb_agent.names import link_format_problem
+
+        problem = link_format_problem(v)
+        if problem:
+            raise ValueError(problem)
+        return v
 
     def kb_root(self) -> Path:
         """The knowledge-base root: KB_ROOT / --kb, else the nearest folder upward holding .kb/, else cwd.

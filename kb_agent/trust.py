@@ -4,7 +4,7 @@ folders the user trusted (`kb trust`). A folder's `.env` sets only harmless sett
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic_settings import BaseSettings, DotEnvSettingsSource
 
 from kb_agent.errors import ConfigError
+from kb_agent.names import LINK_PRESETS
 
 CONFIG_ENV = "config.env"
 TRUSTED_FOLDERS = "trusted_folders"
@@ -33,7 +34,14 @@ HARMLESS = frozenset({
     "grade_reretrieve_below",
     "top_k",
     "rg_timeout_s",
+    "progress_interval",
 })
+# Settings a folder's `.env` may set to some values only. KB_LINK_FORMAT: a preset names the file
+# itself in a local editor; a custom template could send every click (and the file's absolute path)
+# to any URL or URL handler, so only your own config may set one.
+HARMLESS_VALUES: dict[str, Callable[[str], bool]] = {
+    "link_format": lambda value: value.strip().lower() in LINK_PRESETS,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +164,7 @@ class FolderDotEnvSource(DotEnvSettingsSource):
         kept: dict[str, str | None] = {}
         for key, value in self.env_vars.items():
             name = key.lower()[len(prefix) :] if key.lower().startswith(prefix) else ""
-            if name in HARMLESS or name not in fields:
+            if name in HARMLESS or name not in fields or (name in HARMLESS_VALUES and HARMLESS_VALUES[name](value or "")):
                 kept[key] = value
             else:
                 refused.append(name)

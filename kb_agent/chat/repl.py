@@ -93,7 +93,7 @@ class Repl:
                 live.stop()
         self.session.record(result)
         # footnotes become file links on a terminal
-        render_answer(result.answer, out=self.out, err=self.err, root=self.session.root)
+        render_answer(result.answer, out=self.out, err=self.err, root=self.session.root, link_format=self.session.settings.link_format)
         self.out.print()
 
     def recover(self, e: ChatStoreCorrupt) -> bool:

@@ -1,6 +1,7 @@
 """The `kb` command line: one typer app, one error boundary, commands registered from sibling modules.
 
-Only typer and rich are imported at start-up; each command imports the heavy parts it needs.
+Only typer (and rich, for output) is imported at start-up; each command imports the heavy parts it needs.
+Shell completion is typer's (`kb --install-completion`, `kb --show-completion`).
 """
 
 from __future__ import annotations
@@ -16,15 +17,24 @@ import typer.core
 from typer._click.exceptions import ClickException
 
 from kb_agent import __version__
+from kb_agent.cli._usage import KbCommand
 from kb_agent.errors import ExitCode, KbError
 
 
 class KbGroup(typer.core.TyperGroup):
     """Maps errors to one-line messages and exit codes for every command (STYLE 12)."""
 
+    def make_context(self, info_name: str | None, args: list[str], parent: typer.Context | None = None, **extra: Any) -> typer.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except ClickException as e:  # e.g. `kb --wat`: an option of kb itself
+            raise _usage_exit(e) from None
+
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         from kb_agent.cli._common import err_console
 
+        args = ctx._protected_args  # the command's name, before click consumes it
+        command = f"kb {args[0]}" if args and args[0] in self.commands else "kb"
         try:
             return super().invoke(ctx)
         except KbError as e:
@@ -37,7 +47,9 @@ class KbGroup(typer.core.TyperGroup):
         except (KeyboardInterrupt, typer.Abort):
             err_console().print("[yellow]interrupted[/]")
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-        except (ClickException, typer.Exit):
+        except ClickException as e:  # a command's arguments did not parse: unknown option, bad or missing value
+            raise _usage_exit(e, command) from None
+        except typer.Exit:
             raise
         except BrokenPipeError:
             raise typer.Exit(0) from None
@@ -47,6 +59,21 @@ class KbGroup(typer.core.TyperGroup):
             err_console().print(f"[bold red]unexpected error:[/] {_escape(type(e).__name__)}: {_escape(str(e))}", highlight=False)
             err_console().print("[dim]hint: rerun with --debug for the traceback, and please report it[/]")
             raise typer.Exit(int(ExitCode.USAGE)) from None
+
+
+def _usage_exit(e: ClickException, command: str = "kb") -> typer.Exit | ClickException:
+    """Print a parse error as `error:` and `hint:` lines; the help screen of `kb` alone passes through."""
+    from typer._click.exceptions import NoArgsIsHelpError
+
+    from kb_agent.cli._common import err_console
+    from kb_agent.cli._usage import describe_usage_error
+
+    if isinstance(e, NoArgsIsHelpError):
+        return e
+    message, hint = describe_usage_error(e, command)
+    err_console().print(f"[bold red]error:[/] {_escape(message)}", highlight=False, soft_wrap=True)
+    err_console().print(f"[dim]hint: {_escape(hint)}[/]", highlight=False, soft_wrap=True)
+    return typer.Exit(int(ExitCode.USAGE))
 
 
 def _escape(text: str) -> str:
@@ -65,7 +92,7 @@ def _debug_requested() -> bool:
 app = typer.Typer(
     cls=KbGroup,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion; cheap: the script is made only when asked
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     help="kb — ask your markdown knowledge base; every answer cites file and lines.",
@@ -98,6 +125,9 @@ def _register() -> None:
         except ModuleNotFoundError as e:
             if e.name != f"kb_agent.cli.{optional}":
                 raise
+    for info in app.registered_commands:  # every command shows metavars and reports usage errors alike
+        if info.cls in (None, typer.core.TyperCommand):
+            info.cls = KbCommand
 
 
 _register()

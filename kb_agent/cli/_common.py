@@ -16,7 +16,7 @@ __all__ = ["JsonOption", "KbOption", "err_console", "lingering_worker_threads", 
 
 KbOption = Annotated[
     Optional[Path],
-    typer.Option("--kb", help="Knowledge-base folder (default: $KB_ROOT, else the nearest folder with .kb/, else the current one).", show_default=False),
+    typer.Option("--kb", metavar="PATH", help="Knowledge-base folder (default: $KB_ROOT, else the nearest folder with .kb/, else the current one).", show_default=False),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 

@@ -20,15 +20,15 @@ TOOL_CHOICES = (AUTO_TOOL, *TOOL_NAMES)
 
 @app.command("ask")
 def ask_command(
-    question: Annotated[str, typer.Argument(help="The question, or `-` to read it from stdin. Inline `tag:X` and `path:GLOB` filter.", show_default=False)],
+    question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, or `-` to read it from stdin. Inline `tag:X` and `path:GLOB` filter.", show_default=False)],
     kb: KbOption = None,
     json_out: JsonOption = False,
     events: Annotated[bool, typer.Option("--events", help="Print JSON-lines events (progress, message, references, metadata, error).")] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Show the timeline: graph node → plan step → tool, with durations (stderr).")] = False,
-    tool: Annotated[str, typer.Option("--tool", "-t", help="auto (route by question) | hybrid | grep | vector | files | related.")] = "auto",
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Only files with this front-matter tag (repeatable).")] = None,
-    path: Annotated[Optional[list[str]], typer.Option("--path", help="Only files matching this glob (repeatable).")] = None,
-    max_iterations: Annotated[Optional[int], typer.Option("--max-iterations", help="Cap on search-grade rounds (default KB_AGENT_MAX_ITERATIONS).", min=1, max=10)] = None,
+    tool: Annotated[str, typer.Option("--tool", "-t", metavar="TOOL", help="auto (route by question) | hybrid | grep | vector | files | related.")] = "auto",
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", help="Only files with this front-matter tag (repeatable).")] = None,
+    path: Annotated[Optional[list[str]], typer.Option("--path", metavar="GLOB", help="Only files matching this glob (repeatable).")] = None,
+    max_iterations: Annotated[Optional[int], typer.Option("--max-iterations", metavar="N", help="Cap on search-grade rounds (default KB_AGENT_MAX_ITERATIONS).", min=1, max=10)] = None,
     allow_general: Annotated[bool, typer.Option("--allow-general", help="If the KB lacks the answer, let the model answer from general knowledge (labelled).")] = False,
     require_fresh: Annotated[bool, typer.Option("--require-fresh", help="Exit 3 if files changed since the last `kb index`.")] = False,
 ) -> None:
@@ -60,7 +60,7 @@ def ask_command(
     else:
         from kb_agent.render.answer import render_answer, render_trace
 
-        render_answer(answer, out=out_console(), err=err_console(), root=settings.kb_root())
+        render_answer(answer, out=out_console(), err=err_console(), root=settings.kb_root(), link_format=settings.link_format)
         if trace:
             render_trace(answer, err_console())
     if not answer.found:

@@ -15,7 +15,7 @@ from kb_agent.cli._common import KbOption, lingering_worker_threads, load_settin
 @app.command("chat")
 def chat_command(
     kb: KbOption = None,
-    thread: Annotated[Optional[str], typer.Option("--thread", help="Resume (or create) this thread; a new one when omitted.", show_default=False)] = None,
+    thread: Annotated[Optional[str], typer.Option("--thread", metavar="NAME", help="Resume (or create) this thread; a new one when omitted.", show_default=False)] = None,
 ) -> None:
     """Chat with the knowledge base: follow-up questions, threads kept in .kb/, slash commands (/help)."""
     from kb_agent.chat.repl import run_chat

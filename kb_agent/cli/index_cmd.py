@@ -18,7 +18,7 @@ def index_command(
     kb: KbOption = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Drop the index and build it from scratch.")] = False,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; list stale files and exit 3 if any (for CI).")] = False,
-    wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for another `kb index` to finish.", min=0)] = 0.0,
+    wait: Annotated[float, typer.Option("--wait", metavar="SECONDS", help="Seconds to wait for another `kb index` to finish.", min=0)] = 0.0,
     json_out: JsonOption = False,
 ) -> None:
     """Index the knowledge base's markdown files (incremental; safe to interrupt and rerun)."""

@@ -15,15 +15,17 @@ TOOL_CHOICES = (*TOOL_NAMES, AUTO_TOOL)
 
 @app.command("search")
 def search_command(
-    query: Annotated[str, typer.Argument(help="What to look for (words, an identifier, a phrase, or `-` to read stdin).", show_default=False)],
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for (words, an identifier, a phrase, or `-` to read stdin).", show_default=False)],
     kb: KbOption = None,
-    tool: Annotated[str, typer.Option("--tool", "-t", help="hybrid | grep | vector | files | related | auto (the agent's router picks).")] = "hybrid",
-    k: Annotated[int, typer.Option("-k", "--top", help="How many results.", min=1, max=200)] = 10,
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Only files with this front-matter tag (repeatable).")] = None,
-    path: Annotated[Optional[list[str]], typer.Option("--path", help="Only files matching this glob (repeatable).")] = None,
+    tool: Annotated[str, typer.Option("--tool", "-t", metavar="TOOL", help="hybrid | grep | vector | files | related | auto (the agent's router picks).")] = "hybrid",
+    k: Annotated[int, typer.Option("-k", "--top", metavar="N", help="How many results.", min=1, max=200)] = 10,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", help="Only files with this front-matter tag (repeatable).")] = None,
+    path: Annotated[Optional[list[str]], typer.Option("--path", metavar="GLOB", help="Only files matching this glob (repeatable).")] = None,
     regex: Annotated[bool, typer.Option("--regex", help="grep: treat the query as a regular expression.")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show each tool's rank and the RRF contribution.")] = False,
     json_out: JsonOption = False,
+    files_only: Annotated[bool, typer.Option("--files-with-matches", "-l", help="Print only the hits' files, one per line, best first.")] = False,
+    vimgrep: Annotated[bool, typer.Option("--vimgrep", help="Print path:line:col:text for every matching line (as `rg --vimgrep`).")] = False,
 ) -> None:
     """Search the knowledge base and print path:Lx-Ly, heading and snippet for each hit."""
     import sys
@@ -34,6 +36,9 @@ def search_command(
 
     if tool not in TOOL_CHOICES:
         raise UsageError(f"unknown tool {tool!r}", hint=f"choose one of: {', '.join(TOOL_CHOICES)}")
+    formats = [name for name, on in (("--json", json_out), ("--files-with-matches", files_only), ("--vimgrep", vimgrep)) if on]
+    if len(formats) > 1:
+        raise UsageError(f"{' and '.join(formats)} are alternatives", hint="pick one output format")
     if query == "-":
         query = sys.stdin.read()
     q = clean_query(query)
@@ -52,14 +57,22 @@ def search_command(
         from kb_agent.render.safe import safe_markup
 
         err_console().print(f"[yellow]note:[/] {safe_markup(note, one_line=True)}", highlight=False, soft_wrap=True)
+    root = settings.kb_root()
     if json_out:
         from kb_agent.render.json import dumps, evidence_dict
 
         typer.echo(dumps({"query": q, "tool": chosen, "results": [evidence_dict(ev, rank=i, explain=True) for i, ev in enumerate(hits, 1)]}))
+    elif files_only or vimgrep:
+        from kb_agent.render.answer import write_plain
+        from kb_agent.render.search import files_with_matches, vimgrep_lines
+
+        lines = files_with_matches(hits, root=root) if files_only else vimgrep_lines(q, hits, root=root, regex=regex)
+        if lines:
+            write_plain(out_console(), "\n".join(lines))
     else:
         from kb_agent.render.search import render_hits
 
-        render_hits(q, hits, explain=explain, root=settings.kb_root(), out=out_console(), err=err_console())
+        render_hits(q, hits, explain=explain, root=root, out=out_console(), err=err_console(), regex=regex, link_format=settings.link_format)
     if not hits:
         raise typer.Exit(int(ExitCode.NOT_FOUND))
 

@@ -13,7 +13,7 @@ from kb_agent.cli._common import out_console
 
 @app.command("trust")
 def trust_command(
-    path: Annotated[Optional[Path], typer.Argument(help="The folder whose .env to trust (default: the current folder).", show_default=False)] = None,
+    path: Annotated[Optional[Path], typer.Argument(metavar="PATH", help="The folder whose .env to trust (default: the current folder).", show_default=False)] = None,
     revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting the folder.")] = False,
     list_: Annotated[bool, typer.Option("--list", help="List the trusted folders.")] = False,
 ) -> None:

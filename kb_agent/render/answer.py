@@ -41,11 +41,12 @@ def answer_plain(answer: Answer) -> str:
     return body + FOOTER_SEPARATOR + footer
 
 
-def render_answer(answer: Answer, *, out: Console, err: Console, root: Path | None) -> None:
+def render_answer(answer: Answer, *, out: Console, err: Console, root: Path | None, link_format: str = "file") -> None:
     """Print an answer on `out` and its provenance note on `err`.
 
     On a terminal the body is rendered as markdown (document links shown, not followed) and each
-    footnote is an OSC 8 link to `file://…#L<start line>` under `root`; otherwise plain text.
+    footnote is an OSC 8 link that opens the cited file at its start line (KB_LINK_FORMAT:
+    `file://…#L<line>` by default, or an editor's URL); otherwise plain text.
     """
     if not out.is_terminal:
         write_plain(out, answer_plain(answer))
@@ -59,7 +60,7 @@ def render_answer(answer: Answer, *, out: Console, err: Console, root: Path | No
             out.print("[dim]---[/]")
             for c in answer.citations:
                 line = Text(f"[{c.n}] ")
-                style = Style(link=file_link(root, c.path, c.start_line)) if root else Style()
+                style = Style(link=file_link(root, c.path, c.start_line, link_format=link_format)) if root else Style()
                 line.append(safe_text(c.location, one_line=True), style=style)
                 out.print(line, highlight=False, soft_wrap=True)
     if answer.answer_source == "llm_fallback":

@@ -1,4 +1,8 @@
-"""The two consoles every front end shares: results on stdout, progress and messages on stderr."""
+"""The two consoles every front end shares: results on stdout, progress and messages on stderr.
+
+On a terminal rich wraps to the window. Anywhere else (a pipe, a file, a CI log) nothing is wrapped:
+a long line stays one line, so `| grep`, editors and log viewers see what a terminal would.
+"""
 
 from __future__ import annotations
 
@@ -11,16 +15,21 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=1)
 def err_console() -> Console:
-    from rich.console import Console
-
-    return Console(stderr=True)
+    return _console(stderr=True)
 
 
 @lru_cache(maxsize=1)
 def out_console() -> Console:
+    return _console(stderr=False)
+
+
+def _console(*, stderr: bool) -> Console:
     from rich.console import Console
 
-    return Console()
+    con = Console(stderr=stderr)
+    if not con.is_terminal:
+        con.soft_wrap = True  # no hard wrap at 80 columns when piped
+    return con
 
 
 def print_error(console: Console, message: str, hint: str | None = None) -> None:

@@ -53,11 +53,26 @@ def safe_markup(text: str, *, one_line: bool = False) -> str:
     return escape(safe_text(text, one_line=one_line))
 
 
-def file_link(root: Path, rel: str, line: int | None = None) -> str:
-    """The OSC 8 target for `rel` inside `root`: a percent-encoded `file://` URI, `#L<line>` when given.
+def file_link(root: Path, rel: str, line: int | None = None, *, col: int = 1, link_format: str = "file") -> str | None:
+    """The OSC 8 target for `rel` inside `root`, opening it at `line` (and `col`) as KB_LINK_FORMAT says.
 
-    `Path.as_uri()` percent-encodes control characters and spaces, so a hostile file name cannot
-    end the link sequence early or inject another one.
+    The default (`file`) is `file:///abs/path#L12`; presets name editors (`vscode://file/abs/path:12:1`,
+    names.LINK_PRESETS) and a custom template fills `{path}`, `{line}`, `{col}`. The path is
+    percent-encoded as `Path.as_uri()` does, so a hostile file name (control characters, spaces,
+    `&`, `#`) can neither end the link sequence early, inject another one, nor add URL parameters.
+
+    Returns:
+        The link, or None when the format is `none`.
     """
-    uri = (root / rel).resolve().as_uri()
-    return f"{uri}#L{line}" if line else uri
+    import os
+    from urllib.parse import quote_from_bytes
+
+    from kb_agent.names import link_template
+
+    template = link_template(link_format)
+    if not template:
+        return None
+    path = quote_from_bytes(os.fsencode((root / rel).resolve()), safe="/")
+    if template == "file://{path}#L{line}" and not line:
+        return f"file://{path}"
+    return template.format(path=path, line=line or 1, col=max(col, 1))

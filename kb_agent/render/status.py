@@ -1,4 +1,8 @@
-"""`kb status` for people: one row per field of the status mapping."""
+"""`kb status` for people: one `field  value` line per entry of the status mapping, in words.
+
+Values are written as a person reads them (`yes`/`no`, `—`), never as Python values (`False`,
+`None`); lines carry no padding after the value, so piped output has no trailing spaces.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +12,45 @@ from typing import TYPE_CHECKING, Any
 from kb_agent.render.safe import safe_text
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
-
-def status_table(status: Mapping[str, Any]) -> Table:
-    """A two-column table (field, value); nested mappings and lists flattened to one line."""
-    from rich.table import Table
+    from rich.console import Console
     from rich.text import Text
 
-    t = Table(show_header=False, box=None, pad_edge=False)
-    t.add_column(style="bold")
-    t.add_column()
-    for key, value in status.items():
-        if isinstance(value, dict):
-            value = ", ".join(f"{k}={v}" for k, v in value.items())
-        elif isinstance(value, list):
-            value = ", ".join(str(v) for v in value) or "—"
-        t.add_row(Text(key.replace("_", " ")), Text(safe_text(str(value), one_line=True)))
-    return t
+# how the state of the index is coloured on a terminal
+INDEX_STYLES = {"fresh": "green", "stale": "yellow", "missing": "red", "incompatible": "red", "unreadable": "red"}
+
+
+def status_value(value: Any) -> str:
+    """A status value in words: `yes`/`no` for booleans, `—` for nothing, lists and mappings on one line."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}={status_value(v)}" for k, v in value.items()) or "—"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(status_value(v) for v in value) or "none"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def status_lines(status: Mapping[str, Any]) -> list[Text]:
+    """One line per field: the field name (underscores as spaces), padded, then the value in words."""
+    from rich.text import Text
+
+    keys = [k.replace("_", " ") for k in status]
+    width = max((len(k) for k in keys), default=0)
+    lines = []
+    for key, (raw_key, value) in zip(keys, status.items(), strict=True):
+        line = Text(key.ljust(width + 2), style="bold")
+        shown = safe_text(status_value(value), one_line=True) or "—"
+        style = INDEX_STYLES.get(shown.split(":", 1)[0].split(" ", 1)[0], "") if raw_key == "index" else ""
+        line.append(shown, style=style)
+        lines.append(line)
+    return lines
+
+
+def render_status(status: Mapping[str, Any], out: Console) -> None:
+    """Print the status lines on `out` (never wrapped: a long path stays on its line)."""
+    for line in status_lines(status):
+        out.print(line, highlight=False, soft_wrap=True)

@@ -91,7 +91,8 @@ def test_index_check_for_ci(sample_kb: Path) -> None:
 
 def test_status_reports_freshness_store_and_rg(sample_kb: Path) -> None:
     res = kb("status", "--kb", str(sample_kb), "--json")
-    assert res.exit_code == 0 and json.loads(res.stdout)["index"] == "missing"
+    assert res.exit_code == 3 and json.loads(res.stdout)["index"] == "missing"
+    assert "no index in" in res.stderr and "hint: run `kb index" in res.stderr
     kb("index", "--kb", str(sample_kb))
     st = json.loads(kb("status", "--kb", str(sample_kb), "--json").stdout)
     assert st["index"] == "fresh" and st["files_indexed"] >= 40

@@ -15,7 +15,7 @@ from kb_agent.render.json import answer_dict, dumps
 from kb_agent.render.live import LiveStatus, ProgressEvent
 from kb_agent.render.safe import file_link, safe_text
 from kb_agent.render.search import render_hits
-from kb_agent.render.status import status_table
+from kb_agent.render.status import render_status
 from kb_agent.types import Citation, Evidence
 
 WIDTH = 100
@@ -112,10 +112,13 @@ def test_render_hits_snapshot(tmp_path: Path) -> None:
     assert ebuf.getvalue() == "no results for nothing␛[2J\n"
 
 
-def test_status_table_escapes_values() -> None:
+def test_status_lines_escape_values_and_use_words() -> None:
     con, buf = console()
-    con.print(status_table({"root": "/kb\x1b[2J", "files": 3, "tags": ["a", "b"], "counts": {"x": 1}}))
-    assert [ln.rstrip() for ln in buf.getvalue().splitlines()] == ["root    /kb␛[2J", "files   3", "tags    a, b", "counts  x=1"]
+    render_status({"root": "/kb\x1b[2J", "files": 3, "tags": ["a", "b"], "counts": {"x": 1}, "pending_run": False,
+                   "busy": True, "stale_files": [], "model": None, "long": "x" * 300}, con)
+    assert buf.getvalue().splitlines() == ["root         /kb␛[2J", "files        3", "tags         a, b", "counts       x=1",
+                                           "pending run  no", "busy         yes", "stale files  none", "model        —",
+                                           "long         " + "x" * 300]
 
 
 def test_progress_events_are_typed_and_labels_neutralized() -> None:

@@ -70,7 +70,7 @@ def test_status_names_the_store_and_whether_it_answers(chroma_server: ChromaServ
     kb = copy_sample(tmp_path / "kb")
     # before any index: the server is probed
     res = runner.invoke(app, ["status", "--kb", str(kb), "--json"], env={"KB_CHROMA_URL": chroma_server.url, "KB_EMBEDDING_PROVIDER": "hash"})
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 3, res.output  # no index yet: reported, and exit 3 like every command that needs one
     st = json.loads(res.stdout)
     assert st["vector_store"] == f"chroma server {chroma_server.url}"
     assert st["vector_store_answers"].startswith("yes"), st
