@@ -76,10 +76,25 @@ def _run(question: str, settings: Settings, tool: str, filters: Any, max_iterati
         _check_fresh(settings)
     status = LiveStatus(err_console()) if human and err_console().is_terminal else None
     on_event = _event if events else (status.on_event if status else None)
+    lines = None
+    if not events and not err_console().is_terminal:  # CI logs: the running step, a line every few seconds
+        from kb_agent.render.live import ProgressEvent
+        from kb_agent.render.progress import ProgressLines
+
+        running = ["starting"]
+
+        def follow(event: dict[str, Any]) -> None:
+            if event.get("type") == "progress" and event.get("status") == "start":
+                running[0] = ProgressEvent.from_dict(event).label()
+
+        on_event = follow
+        lines = ProgressLines(err_console(), "ask", lambda: running[0], interval=settings.progress_interval)
     try:
         with Engine(settings) as engine:
             if status:
                 status.start()
+            if lines:
+                lines.start()
             answer = engine.answer_query(question, tool=tool, filters=filters, max_iterations=max_iterations,
                                          allow_general=allow_general, on_event=on_event)
             _print_notices(engine.notices)
@@ -87,6 +102,8 @@ def _run(question: str, settings: Settings, tool: str, filters: Any, max_iterati
     finally:
         if status:
             status.stop()
+        if lines:
+            lines.stop()
 
 
 def _print_notices(notices: list[str]) -> None:

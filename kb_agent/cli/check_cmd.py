@@ -54,8 +54,17 @@ def check_command(
                 status.update(f"checking {done[0]}/{total}")
 
             run = run_checks(settings, checks, only=tuple(only or ()), on_result=on_result)
-    else:
-        run = run_checks(settings, checks, only=tuple(only or ()))
+    else:  # CI logs: a plain line every KB_PROGRESS_INTERVAL seconds
+        from kb_agent.render.progress import ProgressLines
+
+        total = len(only) if only else len(checks.checks)
+        finished = [0]
+
+        def count(_r: CheckResult) -> None:
+            finished[0] += 1
+
+        with ProgressLines(con, "check", lambda: f"{finished[0]}/{total} checks done", interval=settings.progress_interval):
+            run = run_checks(settings, checks, only=tuple(only or ()), on_result=count)
     if run.notices:
         from kb_agent.render.safe import safe_markup
 

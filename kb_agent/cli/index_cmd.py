@@ -10,6 +10,7 @@ from kb_agent.cli import app
 from kb_agent.cli._common import JsonOption, KbOption, err_console, load_settings, out_console
 
 if TYPE_CHECKING:
+    from kb_agent.settings import Settings
     from kb_agent.types import IndexReport
 
 
@@ -32,34 +33,56 @@ def index_command(
         if report.stale:
             raise typer.Exit(int(ExitCode.INDEX))
         return
-    show_bar = not json_out and err_console().is_terminal
-    if show_bar:
-        report = _with_progress(settings, rebuild, wait)
+    if not err_console().is_terminal:  # CI logs, files: a plain line every KB_PROGRESS_INTERVAL seconds
+        report = _with_lines(settings, rebuild, wait)
+    elif not json_out:
+        report = _with_bar(settings, rebuild, wait)
     else:
         report = build_index(settings, rebuild=rebuild, wait_s=wait)
     _emit(report, json_out)
 
 
-def _with_progress(settings: object, rebuild: bool, wait: float) -> IndexReport:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+def _with_lines(settings: Settings, rebuild: bool, wait: float) -> IndexReport:
+    from kb_agent.index.build import build_index
+    from kb_agent.render.progress import IndexTracker, ProgressLines
+
+    tracker = IndexTracker()
+    with ProgressLines(err_console(), "index", tracker.describe, interval=settings.progress_interval):
+        return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=tracker.update)
+
+
+def _with_bar(settings: Settings, rebuild: bool, wait: float) -> IndexReport:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from kb_agent.index.build import IndexProgress, build_index
+    from kb_agent.render.progress import IndexTracker, duration
 
+    tracker = IndexTracker()
     with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("files · {task.fields[chunks]} chunks embedded · {task.fields[rate]}"),
-        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=err_console(), transient=True,
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[detail]}"),
+        TimeElapsedColumn(), console=err_console(), transient=True,
     ) as bar:
-        task = bar.add_task("indexing", total=None, chunks=0, rate="")
+        task = bar.add_task("indexing", total=None, detail="")
 
         def on_progress(p: IndexProgress) -> None:
+            tracker.update(p)
             if p.phase == "scan":
                 bar.update(task, description="scanning", total=p.files_total, completed=0)
                 return
-            elapsed = bar.tasks[0].elapsed or 0.0
-            rate = f"{p.chunks_done / elapsed:.1f} chunks/s" if elapsed > 0 and p.chunks_done else ""
-            bar.update(task, description="indexing", total=p.files_total, completed=p.files_done, chunks=p.chunks_done, rate=rate)
+            rate, eta = tracker.rate(), tracker.eta()
+            extra = []
+            if rate is not None:
+                extra.append(f"{rate:.1f} chunks/s")
+            if eta is not None:
+                extra.append(f"eta {duration(eta)}")
+            if p.phase == "embed" and tracker.chunks_total:  # vectors stream in after the lexical index
+                bar.update(task, description="embedding", total=tracker.chunks_total, completed=tracker.chunks_done,
+                           detail=" · ".join(["vectors", *extra]))
+            else:
+                label = "files written" if p.phase == "lexical" else f"files · {tracker.chunks_done:,} chunks embedded"
+                bar.update(task, description="indexing", total=p.files_total, completed=p.files_done, detail=" · ".join([label, *extra]))
 
-        return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=on_progress)  # type: ignore[arg-type]
+        return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=on_progress)
 
 
 def _emit(report: IndexReport, json_out: bool) -> None:
