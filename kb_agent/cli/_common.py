@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -12,13 +13,29 @@ from kb_agent.render.console import err_console, out_console
 if TYPE_CHECKING:
     from kb_agent.settings import Settings
 
-__all__ = ["JsonOption", "KbOption", "err_console", "lingering_worker_threads", "load_settings", "out_console", "parse_filters", "refuse_output", "write_report"]
+__all__ = ["JsonOption", "KbOption", "complete_format", "complete_from", "err_console", "lingering_worker_threads", "load_settings", "out_console", "parse_filters", "refuse_output", "write_report"]
 
 KbOption = Annotated[
     Optional[Path],
     typer.Option("--kb", metavar="PATH", help="Knowledge-base folder (default: $KB_ROOT, else the nearest folder with .kb/, else the current one).", show_default=False),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
+
+
+def complete_from(choices: tuple[str, ...]) -> Callable[[str], list[str]]:
+    """A shell-completion callback offering the `choices` that start with what was typed."""
+
+    def complete(incomplete: str) -> list[str]:
+        return [c for c in choices if c.startswith(incomplete)]
+
+    return complete
+
+
+def complete_format(incomplete: str) -> list[str]:
+    """Shell completion for `--format` of `kb check` and `kb links` (imports the report module only when asked)."""
+    from kb_agent.render.report import FORMATS
+
+    return [f for f in FORMATS if f.startswith(incomplete)]
 
 
 def load_settings(kb: Path | None, **overrides: object) -> Settings:

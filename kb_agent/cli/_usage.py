@@ -73,8 +73,15 @@ def _range_words(m: re.Match[str]) -> str:
 
 
 def _command_path(e: ClickException, fallback: str) -> str:
+    """`kb search`: the program is always called `kb` here, whatever argv[0] was (`python -m kb_agent`)."""
     ctx = getattr(e, "ctx", None)
-    return str(ctx.command_path) if ctx is not None else fallback
+    if ctx is None:
+        return fallback
+    names: list[str] = []
+    while ctx.parent is not None:
+        names.insert(0, str(ctx.info_name))
+        ctx = ctx.parent
+    return " ".join(["kb", *names])
 
 
 def _param_label(param: Any) -> str:

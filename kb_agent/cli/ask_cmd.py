@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from kb_agent.cli import app
-from kb_agent.cli._common import JsonOption, KbOption, err_console, load_settings, out_console, parse_filters
+from kb_agent.cli._common import JsonOption, KbOption, complete_from, err_console, load_settings, out_console, parse_filters
 from kb_agent.names import AUTO_TOOL, TOOL_NAMES
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def ask_command(
     json_out: JsonOption = False,
     events: Annotated[bool, typer.Option("--events", help="Print JSON-lines events (progress, message, references, metadata, error).")] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Show the timeline: graph node → plan step → tool, with durations (stderr).")] = False,
-    tool: Annotated[str, typer.Option("--tool", "-t", metavar="TOOL", help="auto (route by question) | hybrid | grep | vector | files | related.")] = "auto",
+    tool: Annotated[str, typer.Option("--tool", "-t", metavar="TOOL", autocompletion=complete_from(TOOL_CHOICES), help="auto (route by question) | hybrid | grep | vector | files | related.")] = "auto",
     tag: Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", help="Only files with this front-matter tag (repeatable).")] = None,
     path: Annotated[Optional[list[str]], typer.Option("--path", metavar="GLOB", help="Only files matching this glob (repeatable).")] = None,
     max_iterations: Annotated[Optional[int], typer.Option("--max-iterations", metavar="N", help="Cap on search-grade rounds (default KB_AGENT_MAX_ITERATIONS).", min=1, max=10)] = None,

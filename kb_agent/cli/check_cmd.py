@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional, cast
 import typer
 
 from kb_agent.cli import app
-from kb_agent.cli._common import KbOption, err_console, load_settings, refuse_output, write_report
+from kb_agent.cli._common import KbOption, complete_format, err_console, load_settings, refuse_output, write_report
 
 if TYPE_CHECKING:
     from kb_agent.render.report import Format
@@ -21,7 +21,7 @@ DEFAULT_SPEC = "kb-checks.yaml"
 def check_command(
     spec: Annotated[Optional[Path], typer.Argument(metavar="SPEC", help=f"The YAML check spec (default: {DEFAULT_SPEC} in the KB root).", show_default=False)] = None,
     kb: KbOption = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="human | json | junit | github (workflow annotations).")] = "human",
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", autocompletion=complete_format, help="human | json | junit | github (workflow annotations).")] = "human",
     index: Annotated[bool, typer.Option("--index", help="Bring the index up to date first instead of exiting 3 when it is stale.")] = False,
     only: Annotated[Optional[list[str]], typer.Option("--only", metavar="ID", help="Run only the check with this id (repeatable).")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE; the human summary still goes to stdout.", show_default=False)] = None,

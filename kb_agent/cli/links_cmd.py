@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional, cast
 import typer
 
 from kb_agent.cli import app
-from kb_agent.cli._common import KbOption, load_settings, refuse_output, write_report
+from kb_agent.cli._common import KbOption, complete_format, load_settings, refuse_output, write_report
 
 if TYPE_CHECKING:
     from kb_agent.render.report import Format
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 @app.command("links")
 def links_command(
     kb: KbOption = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="human | json | junit | github (workflow annotations).")] = "human",
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", autocompletion=complete_format, help="human | json | junit | github (workflow annotations).")] = "human",
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE; the human summary still goes to stdout.", show_default=False)] = None,
     timings: Annotated[bool, typer.Option("--timings", help="Include the duration (the report is then no longer byte-for-byte repeatable).")] = False,
 ) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from kb_agent.cli import app
-from kb_agent.cli._common import JsonOption, KbOption, err_console, load_settings, out_console, parse_filters
+from kb_agent.cli._common import JsonOption, KbOption, complete_from, err_console, load_settings, out_console, parse_filters
 from kb_agent.names import AUTO_TOOL, TOOL_NAMES
 
 TOOL_CHOICES = (*TOOL_NAMES, AUTO_TOOL)
@@ -17,7 +17,7 @@ TOOL_CHOICES = (*TOOL_NAMES, AUTO_TOOL)
 def search_command(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for (words, an identifier, a phrase, or `-` to read stdin).", show_default=False)],
     kb: KbOption = None,
-    tool: Annotated[str, typer.Option("--tool", "-t", metavar="TOOL", help="hybrid | grep | vector | files | related | auto (the agent's router picks).")] = "hybrid",
+    tool: Annotated[str, typer.Option("--tool", "-t", metavar="TOOL", autocompletion=complete_from(TOOL_CHOICES), help="hybrid | grep | vector | files | related | auto (the agent's router picks).")] = "hybrid",
     k: Annotated[int, typer.Option("-k", "--top", metavar="N", help="How many results.", min=1, max=200)] = 10,
     tag: Annotated[Optional[list[str]], typer.Option("--tag", metavar="TAG", help="Only files with this front-matter tag (repeatable).")] = None,
     path: Annotated[Optional[list[str]], typer.Option("--path", metavar="GLOB", help="Only files matching this glob (repeatable).")] = None,

@@ -112,9 +112,16 @@ def snippet_text(text: str, pattern: re.Pattern[str] | None, max_lines: int = SN
 
 
 def _first_match(ev: Evidence, pattern: re.Pattern[str] | None) -> tuple[int, int]:
-    """(line, 1-based byte column) of the hit's first matching line; its focus or first line, column 1, else."""
-    for line, col, _text in matching_lines(ev, pattern):
-        return line, col
+    """(line, 1-based byte column) a link opens: the first match inside the hit's focus lines, else the
+    line matching the most distinct query terms (the earliest on a tie); the focus or first line, column 1, without a match."""
+    rows = list(matching_lines(ev, pattern))
+    if ev.focus:
+        inside = [r for r in rows if ev.focus[0] <= r[0] <= ev.focus[1]]
+        if inside:
+            return inside[0][0], inside[0][1]
+    if rows and pattern is not None:
+        best = max(rows, key=lambda r: (len({m.group().lower() for m in pattern.finditer(r[2])}), -r[0]))
+        return best[0], best[1]
     return (ev.focus[0] if ev.focus else ev.start_line), 1
 
 
