@@ -93,3 +93,33 @@ def test_grader_weights_use_the_same_idf(indexed_hash_kb: Path) -> None:
         assert weights["zzzunseen"] == UNKNOWN_TERM_WEIGHT
     finally:
         reader.close()
+
+
+def test_scores_are_rank_bm25s_floats_exactly() -> None:
+    """The plain-Python Okapi (no numpy at start-up) gives rank-bm25's scores bit for bit."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from rank_bm25 import BM25Okapi
+
+    from kb_agent.retrieval.lexical import okapi
+
+    words = st.sampled_from(["deploy", "rollback", "cache", "ttl", "redis", "缓存", "x", "y"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.lists(words, max_size=30), min_size=1, max_size=12), st.lists(words, max_size=8),
+           st.dictionaries(words, st.floats(min_value=0, max_value=20, allow_nan=False)))
+    def check(passages: list[list[str]], query: list[str], idf: dict[str, float]) -> None:
+        docs = [p or ["\x00"] for p in passages]
+        ref = BM25Okapi(docs)
+        ref.idf = idf
+        assert okapi(docs, query, idf) == [float(s) for s in ref.get_scores(query)]
+
+    check()
+
+
+def test_search_imports_no_numpy() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, kb_agent.retrieval.grep, kb_agent.retrieval.lexical; print('numpy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
