@@ -14,6 +14,7 @@ import typer
 import typer.core
 
 # typer 0.29 vendors click as typer._click; its exception classes are the ones raised here
+from typer._click.core import Context
 from typer._click.exceptions import ClickException
 
 from kb_agent import __version__
@@ -24,7 +25,7 @@ from kb_agent.errors import ExitCode, KbError
 class KbGroup(typer.core.TyperGroup):
     """Maps errors to one-line messages and exit codes for every command (STYLE 12)."""
 
-    def make_context(self, info_name: str | None, args: list[str], parent: typer.Context | None = None, **extra: Any) -> typer.Context:
+    def make_context(self, info_name: str | None, args: list[str], parent: Context | None = None, **extra: Any) -> Context:
         try:
             return super().make_context(info_name, args, parent, **extra)
         except ClickException as e:  # e.g. `kb --wat`: an option of kb itself

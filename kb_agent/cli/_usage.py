@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 import typer.core
+from typer._click.core import Context
 from typer._click.exceptions import BadParameter, ClickException, MissingParameter, NoSuchOption, UsageError
 
 __all__ = ["KbCommand", "describe_usage_error"]
@@ -31,7 +32,7 @@ class KbCommand(typer.core.TyperCommand):
             if param.metavar is None and not getattr(param, "is_flag", False):
                 param.metavar = (param.name or "value").upper()
 
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+    def collect_usage_pieces(self, ctx: Context) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             if param.param_type_name != "argument":
@@ -40,7 +41,7 @@ class KbCommand(typer.core.TyperCommand):
             pieces.append(word if param.required else f"[{word}]")
         return pieces
 
-    def format_options(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_options(self, ctx: Context, formatter: Any) -> None:
         args: list[tuple[str, str]] = []
         opts: list[tuple[str, str]] = []
         for param in self.get_params(ctx):
@@ -94,7 +95,8 @@ def _expected(param: Any) -> str:
     """What a parameter takes, in words: `a whole number from 1 to 200`, `a number ≥ 0`."""
     desc = getattr(param, "type_descriptor", None)
     annotation = getattr(desc, "annotation", None)
-    kind = {int: "a whole number", float: "a number", bool: "true or false"}.get(annotation, _metavar(param))
+    kinds: dict[Any, str] = {int: "a whole number", float: "a number", bool: "true or false"}
+    kind = kinds.get(annotation, _metavar(param))
     lo, hi = getattr(param, "min", None), getattr(param, "max", None)
     if lo is not None and hi is not None:
         return f"{kind} from {lo} to {hi}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
@@ -75,7 +76,7 @@ def _run(question: str, settings: Settings, tool: str, filters: Any, max_iterati
     if require_fresh:
         _check_fresh(settings)
     status = LiveStatus(err_console()) if human and err_console().is_terminal else None
-    on_event = _event if events else (status.on_event if status else None)
+    on_event: Callable[[dict[str, Any]], None] | None = _event if events else (status.on_event if status else None)
     lines = None
     if not events and not err_console().is_terminal:  # CI logs: the running step, a line every few seconds
         from kb_agent.render.live import ProgressEvent

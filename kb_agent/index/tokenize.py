@@ -2,13 +2,14 @@
 
 Latin text is split into words with identifier awareness (`cache.ttl_seconds`, `getUserName`,
 `OPS-1234` keep their whole form and also yield their parts) and Snowball-stemmed; CJK runs go
-through jieba's search-mode cut. jieba is imported only when CJK text is seen.
+through jieba's search-mode cut. jieba is imported only when CJK text is seen, and its dictionary is
+read only for the characters a text holds (kb_agent/index/jieba_cache.py), not whole (~0.7 s).
 """
 
 from __future__ import annotations
 
-import logging
 import re
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -36,18 +37,26 @@ CHINESE_STOPWORDS = frozenset(
 )
 STOPWORDS = ENGLISH_STOPWORDS | CHINESE_STOPWORDS
 
-_jieba: Any = None
+_jieba: Any = None  # kb's own jieba Tokenizer (jieba's module-level one is left alone)
+_jieba_lock = threading.Lock()
+
+
+def _segmenter() -> Any:
+    global _jieba
+    if _jieba is None:
+        with _jieba_lock:
+            if _jieba is None:
+                from kb_agent.index.jieba_cache import load_segmenter
+
+                _jieba = load_segmenter()
+    return _jieba
 
 
 @lru_cache(maxsize=50_000)
 def _cut_cjk(run: str) -> tuple[str, ...]:
-    global _jieba
-    if _jieba is None:
-        import jieba  # heavy: dictionary load ~0.7 s, so only on first CJK text
-
-        jieba.setLogLevel(logging.WARNING)
-        _jieba = jieba
-    return tuple(w for w in _jieba.cut_for_search(run) if w.strip())
+    seg = _segmenter()
+    seg.prepare(run)
+    return tuple(w for w in seg.tokenizer.cut_for_search(run) if w.strip())
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,168 @@
+"""jieba without its start-up cost: its dictionary split by first character in a cache file, read only
+for the characters a text holds.
+
+jieba's `initialize()` unmarshals the whole prefix dictionary (~500,000 entries, ~0.7 s) before the
+first cut. Every lookup jieba makes while cutting a run is a substring of that run, so it needs only
+the entries that start with one of the run's characters. The cache file (built once per jieba
+dictionary, in `$XDG_CACHE_HOME/kb`) holds those entries grouped by first character, with an index;
+`prepare(run)` loads the groups a run needs before jieba cuts it. The cuts are jieba's own, entry for
+entry the same data, so they equal a fully initialized jieba's (tests/index/test_jieba_cache.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import marshal
+import mmap
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# bump when the file layout changes: an old file is then simply not found
+CACHE_FORMAT = 1
+MAGIC = b"KBJIEBA1"
+
+
+class Segmenter:
+    """A jieba Tokenizer whose dictionary fills in as texts need it.
+
+    Call `prepare(text)` before cutting `text` with `tokenizer`; without a cache file the tokenizer
+    holds jieba's whole dictionary and `prepare` does nothing.
+    """
+
+    def __init__(self, tokenizer: Any, shards: _Shards | None = None) -> None:
+        self.tokenizer = tokenizer
+        self._shards = shards
+
+    def prepare(self, text: str) -> None:
+        if self._shards is not None:
+            self._shards.load(self.tokenizer.FREQ, text)
+
+    @property
+    def entries_loaded(self) -> int:
+        return len(self.tokenizer.FREQ)
+
+
+class _Shards:
+    """The index and blobs of a cache file, mapped; each group is loaded into FREQ at most once."""
+
+    def __init__(self, mm: mmap.mmap, index: dict[str, tuple[int, int]], base: int) -> None:
+        self._mm = mm
+        self._index = index
+        self._base = base
+        self._done: set[str] = set()
+        self._lock = threading.Lock()
+
+    def load(self, freq: dict[str, int], text: str) -> None:
+        wanted = set(text) - self._done
+        if not wanted:
+            return
+        with self._lock:  # another thread may be cutting with FREQ; an update is one atomic dict merge
+            for ch in wanted - self._done:
+                loc = self._index.get(ch)
+                if loc is not None:
+                    start = self._base + loc[0]
+                    freq.update(marshal.loads(self._mm[start : start + loc[1]]))
+                self._done.add(ch)
+
+
+def import_jieba() -> Any:
+    """`import jieba`, without the ~0.1 s `pkg_resources` import it tries first (it falls back to
+    plain file reads, which is all kb needs)."""
+    if "jieba" in sys.modules:
+        return sys.modules["jieba"]
+    blocked = "pkg_resources" not in sys.modules
+    if blocked:
+        sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # makes `import pkg_resources` fail fast
+    try:
+        import jieba
+    finally:
+        if blocked and sys.modules.get("pkg_resources", 0) is None:
+            del sys.modules["pkg_resources"]
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+def cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/kb`, else `~/.cache/kb`."""
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if base and os.path.isabs(base):
+        return Path(base) / "kb"
+    return Path(os.path.expanduser("~")) / ".cache" / "kb"
+
+
+def cache_file(jieba: Any) -> Path:
+    """The cache file for the installed jieba dictionary (named by jieba's version and the dictionary's size and mtime)."""
+    dictionary = Path(jieba.__file__).with_name(jieba.DEFAULT_DICT_NAME)
+    st = dictionary.stat()
+    return cache_dir() / f"jieba-{jieba.__version__}-{st.st_size}-{st.st_mtime_ns}.v{CACHE_FORMAT}.bin"
+
+
+def load_segmenter() -> Segmenter:
+    """kb's jieba: from the cache file when there is one, else fully initialized (and the file written
+    for the next process). Never raises for a cache problem: the full dictionary always works."""
+    jieba = import_jieba()
+    tokenizer = jieba.Tokenizer()
+    path: Path | None = None
+    opened = None
+    try:
+        path = cache_file(jieba)
+        opened = _open(path)
+    except (OSError, ValueError, EOFError, TypeError) as e:  # a damaged file is replaced below
+        log.debug("jieba cache unusable (%s); loading the whole dictionary", e)
+    if opened is not None:
+        total, shards = opened
+        tokenizer.FREQ, tokenizer.total, tokenizer.initialized = {}, total, True
+        return Segmenter(tokenizer, shards)
+    tokenizer.initialize()
+    if path is not None:
+        write_cache(path, tokenizer.FREQ, tokenizer.total)
+    return Segmenter(tokenizer)
+
+
+def _open(path: Path) -> tuple[int, _Shards] | None:
+    if not path.is_file():
+        return None
+    with open(path, "rb") as f:
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    if mm[: len(MAGIC)] != MAGIC:
+        raise ValueError("not a kb jieba cache")
+    n = int.from_bytes(mm[len(MAGIC) : len(MAGIC) + 8], "little")
+    head = len(MAGIC) + 8
+    total, index, size = marshal.loads(mm[head : head + n])
+    if not isinstance(total, int) or not isinstance(index, dict) or len(mm) != head + n + size:
+        raise ValueError("truncated kb jieba cache")
+    return total, _Shards(mm, index, head + n)
+
+
+def write_cache(path: Path, freq: dict[str, int], total: int) -> bool:
+    """Write jieba's dictionary grouped by first character to `path` (atomically); False when it cannot."""
+    groups: dict[str, dict[str, int]] = {}
+    for word, count in freq.items():
+        groups.setdefault(word[0], {})[word] = count
+    index: dict[str, tuple[int, int]] = {}
+    blobs: list[bytes] = []
+    offset = 0
+    for ch, entries in groups.items():
+        blob = marshal.dumps(entries)
+        index[ch] = (offset, len(blob))
+        offset += len(blob)
+        blobs.append(blob)
+    head = marshal.dumps((total, index, offset))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".jieba-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(MAGIC + len(head).to_bytes(8, "little") + head)
+            for blob in blobs:
+                f.write(blob)
+        os.replace(tmp, path)
+    except OSError as e:
+        log.debug("cannot write the jieba cache %s: %s", path, e)
+        return False
+    return True
