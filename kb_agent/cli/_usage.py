@@ -9,7 +9,13 @@ from typing import Any
 import typer
 import typer.core
 from typer._click.core import Context
-from typer._click.exceptions import BadParameter, ClickException, MissingParameter, NoSuchOption, UsageError
+from typer._click.exceptions import (
+    BadParameter,
+    ClickException,
+    MissingParameter,
+    NoSuchOption,
+    UsageError,
+)
 
 __all__ = ["KbCommand", "describe_usage_error"]
 

@@ -6,20 +6,23 @@ On a terminal the commands use rich's live display instead; this module is for e
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from kb_agent.render.safe import safe_text
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+log = logging.getLogger(__name__)
+
 
 def duration(seconds: float) -> str:
     """`42 s`, `3m05s`, `1h02m`: short, for progress lines and ETAs."""
-    s = max(int(round(seconds)), 0)
+    s = max(round(seconds), 0)
     if s < 60:
         return f"{s} s"
     if s < 3600:
@@ -57,7 +60,7 @@ class ProgressLines:
             self._thread.join(timeout=2)
             self._thread = None
 
-    def __enter__(self) -> ProgressLines:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
@@ -75,7 +78,8 @@ class ProgressLines:
         while not self._stop.wait(self.interval):
             try:
                 text = self.line()
-            except Exception:  # noqa: BLE001 - a progress line must never break the work it reports on
+            except Exception:  # a progress line must never break the work it reports on
+                log.debug("progress line failed", exc_info=True)
                 continue
             if text:
                 self.console.print(safe_text(text, one_line=True), markup=False, highlight=False, soft_wrap=True)

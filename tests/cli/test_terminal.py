@@ -186,7 +186,7 @@ def test_status_without_an_index_says_so_in_words_and_exits_3(tmp_path: Path) ->
     root = copy_sample(tmp_path / "kb")
     r = run("status", "--kb", str(root))
     assert r.returncode == 3, r.stdout + r.stderr
-    assert re.search(r"^index\s+missing$", r.stdout, re.M)
+    assert re.search(r"^index\s+missing$", r.stdout, re.MULTILINE)
     assert f"error: no index in {root}" in r.stderr and "hint: run `kb index" in r.stderr
     for python_value in ("False", "True", "None"):
         assert not re.search(rf"\b{python_value}\b", r.stdout), r.stdout
@@ -195,9 +195,9 @@ def test_status_without_an_index_says_so_in_words_and_exits_3(tmp_path: Path) ->
 def test_status_of_an_index_uses_words(long_kb: Path) -> None:
     r = run("status", "--kb", str(long_kb))
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^index\s+fresh$", r.stdout, re.M)
-    assert re.search(r"^interrupted run pending\s+no$", r.stdout, re.M)
-    assert re.search(r"^stale files\s+none$", r.stdout, re.M)
+    assert re.search(r"^index\s+fresh$", r.stdout, re.MULTILINE)
+    assert re.search(r"^interrupted run pending\s+no$", r.stdout, re.MULTILINE)
+    assert re.search(r"^stale files\s+none$", r.stdout, re.MULTILINE)
     for python_value in ("False", "True", "None", "[]", "{}"):
         assert python_value not in r.stdout.replace("none", ""), r.stdout
 
