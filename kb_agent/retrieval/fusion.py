@@ -56,24 +56,31 @@ def _prefer(new: Evidence, old: Evidence) -> bool:
 
 
 def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters()) -> list[Evidence]:
-    """Fuse grep and vector lists, then point each fused hit at its best lines (retrieval/windows.py)."""
-    depth = max(FUSE_DEPTH, k * 3)
-    from kb_agent.errors import InvalidQuery
+    """Fuse grep and vector lists, then point each fused hit at its best lines (retrieval/windows.py).
+
+    The vector list is fetched in a second thread while grep runs: its first use in a process pays
+    for importing Chromadb, opening the store and loading the embedding model (most of a cold
+    `kb search`), and the ripgrep subprocess and the model's inference leave the GIL free meanwhile.
+    The lists, and so the results, are the same as one after the other.
+    """
+    import concurrent.futures as cf
+
+    from kb_agent.errors import InvalidQuery, VectorsUnavailable
     from kb_agent.retrieval.vector import vector_search
     from kb_agent.retrieval.windows import refine_hits
 
-    try:
-        grep_hits = r.grep(query, k=depth, filters=filters)
-    except InvalidQuery:
-        grep_hits = []  # e.g. only stopwords: meaning may still be found by vectors
-    from kb_agent.errors import VectorsUnavailable
-    from kb_agent.retrieval.vector import vector_search
-
-    try:
+    depth = max(FUSE_DEPTH, k * 3)
+    with cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-hybrid-vectors") as pool:
         # whole chunks are fused (their overlap with grep passages decides what counts once); the
         # fused hits are narrowed afterwards
-        vec_hits = vector_search(r, query, k=depth, filters=filters, narrow=False)
-    except VectorsUnavailable as e:  # e.g. a read-only KB: the lexical list alone still answers
-        r.notice(f"{e.message}; hybrid search is using grep only")
-        return refine_hits(r, query, rrf({"grep": grep_hits}, k))
+        vectors = pool.submit(vector_search, r, query, k=depth, filters=filters, narrow=False)
+        try:
+            grep_hits = r.grep(query, k=depth, filters=filters)
+        except InvalidQuery:
+            grep_hits = []  # e.g. only stopwords: meaning may still be found by vectors
+        try:
+            vec_hits = vectors.result()
+        except VectorsUnavailable as e:  # e.g. a read-only KB: the lexical list alone still answers
+            r.notice(f"{e.message}; hybrid search is using grep only")
+            return refine_hits(r, query, rrf({"grep": grep_hits}, k))
     return refine_hits(r, query, rrf({"grep": grep_hits, "vector": vec_hits}, k))
