@@ -24,3 +24,28 @@ def test_chinese_goes_through_jieba_mixed_with_latin() -> None:
 def test_estimate_tokens_counts_cjk_per_char() -> None:
     assert estimate_tokens("缓存过期") >= 4
     assert estimate_tokens("") == 1
+
+
+def test_english_stems_equal_snowballstemmers_public_api_without_importing_it() -> None:
+    """The stemmer is loaded from snowballstemmer's own files without its 30 other languages (start-up);
+    the stems are the public API's."""
+    import re
+    import subprocess
+    import sys
+
+    from tests.support.sample import SAMPLE_KB
+
+    code = ("import sys\nfrom kb_agent.index.tokenize import _stemmer\nprint(type(_stemmer()).__module__, 'snowballstemmer' in sys.modules,"
+            " sum(m.startswith('snowballstemmer.') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["_kb_snowballstemmer.english_stemmer", "False", "0"], out
+
+    import snowballstemmer
+
+    from kb_agent.index.tokenize import _stemmer
+
+    words = sorted({w.lower() for p in SAMPLE_KB.rglob("*.md") for w in re.findall(r"[A-Za-z]+", p.read_text(encoding="utf-8"))})
+    words += ["running", "policies", "generously", "caresses", "ponies", "agreed", "hopping", "sized", "relational", "conditional"]
+    ref = snowballstemmer.stemmer("english")
+    assert len(words) > 1000
+    assert [_stemmer().stemWord(w) for w in words] == [ref.stemWord(w) for w in words]
