@@ -1,0 +1,99 @@
+"""The direct reader of an embedded store (Chroma's Rust core, no `import chromadb`): the same hits as
+chromadb's client, the client used instead whenever the direct reader cannot open a store."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kb_agent.index.chroma_reader import EmbeddedReader, ReaderUnavailable
+from kb_agent.index.embeddings import get_embedder
+from kb_agent.index.manifest import Catalog
+from kb_agent.index.vectors import VectorStore
+from tests.support.sample import hash_settings, kb_free_env
+
+QUERIES = ["how do I roll back a deploy", "cache.ttl_seconds", "缓存的默认过期时间", "redis failover", "on-call handoff",
+           "OPS-2051", "zzz nothing like this", "database backup restore", "feature flags", "TLS certificate expired"]
+
+
+def collection(root: Path) -> str:
+    cat = Catalog.open(root / ".kb" / "catalog.sqlite", readonly=True)
+    try:
+        name = cat.get_meta("collection")
+    finally:
+        cat.close()
+    assert name
+    return name
+
+
+def same_hits(a: list[tuple[str, float]], b: list[tuple[str, float]]) -> bool:
+    """Equal scores in order, and equal ids at each score — except among the tie cut off at k, where
+    HNSW may return any of the tied chunks (the hash embedder ties often; vector_search orders ties)."""
+    if [round(s, 6) for _, s in a] != [round(s, 6) for _, s in b]:
+        return False
+    last = round(a[-1][1], 6) if a else None
+    def levels(hits: list[tuple[str, float]]) -> dict[float, set[str]]:
+        out: dict[float, set[str]] = {}
+        for cid, score in hits:
+            if round(score, 6) != last:
+                out.setdefault(round(score, 6), set()).add(cid)
+        return out
+    return levels(a) == levels(b)
+
+
+def test_hits_equal_chromadbs_client(indexed_hash_kb: Path) -> None:
+    settings = hash_settings(indexed_hash_kb)
+    name = collection(indexed_hash_kb)
+    direct = EmbeddedReader(indexed_hash_kb / ".kb", name)
+    client = VectorStore(settings, indexed_hash_kb / ".kb", name, create=False)
+    embed = get_embedder(settings)
+    assert direct.count() == client.count() > 100
+    filters: list[set[str] | None] = [None, {"faq.md"}, {"runbooks/rollback.md", "reference/config.md", "zh/cache-design.md"}, set(), {"no/such.md"}]
+    for q in QUERIES:
+        vec = embed.embed_query(q)
+        for k in (1, 5, 35, 500):
+            for paths in filters:
+                assert same_hits(direct.query(vec, k, paths), client.query(vec, k, paths)), (q, k, paths)
+        assert direct.query(vec, 500) == sorted(direct.query(vec, 500), key=lambda h: -h[1])
+
+
+def test_a_search_process_never_imports_chromadb_for_an_embedded_store(indexed_hash_kb: Path) -> None:
+    code = ("import sys\nfrom kb_agent.retrieval.tools import Retriever\nfrom tests.support.sample import hash_settings\n"
+            f"r = Retriever(hash_settings({str(indexed_hash_kb)!r}))\n"
+            "hits = r.search('hybrid', 'how do I roll back a deploy', k=5)\n"
+            "print(len(hits), type(r.index.store).__name__, 'chromadb' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=kb_free_env(),
+                         cwd=Path(__file__).resolve().parents[2]).stdout.split()
+    assert out == ["5", "EmbeddedReader", "False"], out
+
+
+def test_what_the_direct_reader_cannot_open_goes_to_chromadbs_client(indexed_hash_kb: Path, tmp_path: Path) -> None:
+    from kb_agent.index.store import _direct_reader
+
+    with pytest.raises(ReaderUnavailable):
+        EmbeddedReader(tmp_path, "kb_nothing")  # no store
+    with pytest.raises(ReaderUnavailable):
+        EmbeddedReader(indexed_hash_kb / ".kb", "kb_no_such_collection")
+    settings = hash_settings(indexed_hash_kb)
+    assert _direct_reader(settings, indexed_hash_kb / ".kb", collection(indexed_hash_kb)) is not None
+    server = hash_settings(indexed_hash_kb, chroma_url="http://127.0.0.1:9")
+    assert _direct_reader(server, indexed_hash_kb / ".kb", collection(indexed_hash_kb)) is None  # a server: chromadb's HttpClient
+
+
+@pytest.mark.slow
+def test_hits_equal_chromadbs_client_with_the_real_model(indexed_e5_kb: Path) -> None:
+    from kb_agent.settings import Settings
+
+    settings = Settings(root=indexed_e5_kb, _env_file=None)  # type: ignore[call-arg]
+    name = collection(indexed_e5_kb)
+    direct = EmbeddedReader(indexed_e5_kb / ".kb", name)
+    client = VectorStore(settings, indexed_e5_kb / ".kb", name, create=False)
+    embed = get_embedder(settings)
+    for q in QUERIES:
+        vec = embed.embed_query(q)
+        for k in (5, 35):
+            for paths in (None, {"faq.md", "runbooks/rollback.md", "zh/cache-design.md"}):
+                assert direct.query(vec, k, paths) == client.query(vec, k, paths), (q, k, paths)
