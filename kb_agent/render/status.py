@@ -25,6 +25,8 @@ def status_value(value: Any) -> str:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
     if isinstance(value, Mapping):
         return ", ".join(f"{k}={status_value(v)}" for k, v in value.items()) or "—"
     if isinstance(value, (list, tuple)):
@@ -34,17 +36,38 @@ def status_value(value: Any) -> str:
     return str(value)
 
 
+def status_rows(status: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """(label, key, value) per line: the mapping's fields in order, with `vectors_embedded` and
+    `vectors_pending` read as one line, `N / TOTAL embedded`, saying what to run when some are missing."""
+    rows: list[tuple[str, str, Any]] = []
+    for key, value in status.items():
+        if key == "vectors_pending":
+            continue
+        if key == "vectors_embedded" and isinstance(value, int):
+            pending = status.get("vectors_pending")
+            total = value + (pending if isinstance(pending, int) else 0)
+            shown = f"{value:,} / {total:,} embedded"
+            if isinstance(pending, int) and pending:
+                shown += f" ({pending:,} pending: run `kb index` to finish; grep, files and related already see every file)"
+            rows.append(("vectors", key, shown))
+            continue
+        rows.append((key.replace("_", " "), key, value))
+    return rows
+
+
 def status_lines(status: Mapping[str, Any]) -> list[Text]:
     """One line per field: the field name (underscores as spaces), padded, then the value in words."""
     from rich.text import Text
 
-    keys = [k.replace("_", " ") for k in status]
-    width = max((len(k) for k in keys), default=0)
+    rows = status_rows(status)
+    width = max((len(label) for label, _, _ in rows), default=0)
     lines = []
-    for key, (raw_key, value) in zip(keys, status.items(), strict=True):
-        line = Text(key.ljust(width + 2), style="bold")
+    for label, key, value in rows:
+        line = Text(label.ljust(width + 2), style="bold")
         shown = safe_text(status_value(value), one_line=True) or "—"
-        style = INDEX_STYLES.get(shown.split(":", 1)[0].split(" ", 1)[0], "") if raw_key == "index" else ""
+        style = INDEX_STYLES.get(shown.split(":", 1)[0].split(" ", 1)[0], "") if key == "index" else ""
+        if key == "vectors_embedded" and "pending" in shown:
+            style = "yellow"
         line.append(shown, style=style)
         lines.append(line)
     return lines

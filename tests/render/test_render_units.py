@@ -143,3 +143,16 @@ def test_answer_dict_round_trips_the_citations() -> None:
     doc = answer_dict(a)
     assert doc["citations"] == [{"n": 1, "path": "a.md", "start_line": 1, "end_line": 2, "quote": "quote"}]
     assert doc["schema_version"] == 1 and doc["iterations"][0]["action"] == "GENERATE"
+
+
+def test_status_reads_vector_coverage_as_one_line() -> None:
+    con, buf = console()
+    render_status({"chunks": 2900, "vectors_embedded": 1234, "vectors_pending": 1666, "generation": 7}, con)
+    assert buf.getvalue().splitlines() == [
+        "chunks      2,900",
+        "vectors     1,234 / 2,900 embedded (1,666 pending: run `kb index` to finish; grep, files and related already see every file)",
+        "generation  7",
+    ]
+    con, buf = console()
+    render_status({"vectors_embedded": 224, "vectors_pending": 0}, con)
+    assert buf.getvalue() == "vectors  224 / 224 embedded\n"
