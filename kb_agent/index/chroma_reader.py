@@ -20,6 +20,8 @@ TENANT = "default_tenant"
 DATABASE = "default_database"
 # what chromadb.config.Settings defaults to for an embedded client (migrations_hash_algorithm)
 MIGRATION_HASH = "md5"
+# ids per get, as VectorStore.WRITE_BATCH (under Chroma's max batch size)
+READ_BATCH = 1000
 
 
 class ReaderUnavailable(Exception):
@@ -65,6 +67,14 @@ class EmbeddedReader:
 
     def count(self) -> int:
         return int(self._bindings.count(self._id, TENANT, DATABASE))
+
+    def existing(self, ids: list[str]) -> set[str]:
+        """Which of `ids` have a vector (as VectorStore.existing)."""
+        out: set[str] = set()
+        for i in range(0, len(ids), READ_BATCH):
+            got = self._bindings.get(self._id, ids[i : i + READ_BATCH], None, None, 0, None, [], TENANT, DATABASE)
+            out.update(got.ids)
+        return out
 
     def query(self, embedding: list[float], k: int, paths: set[str] | None = None) -> list[tuple[str, float]]:
         """(chunk id, cosine similarity) best first, optionally only within `paths` — as VectorStore.query."""

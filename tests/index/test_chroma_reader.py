@@ -51,6 +51,8 @@ def test_hits_equal_chromadbs_client(indexed_hash_kb: Path) -> None:
     client = VectorStore(settings, indexed_hash_kb / ".kb", name, create=False)
     embed = get_embedder(settings)
     assert direct.count() == client.count() > 100
+    some = sorted(client.all_ids())[:50] + ["not-a-chunk-id"]
+    assert direct.existing(some) == client.existing(some) == set(some[:50])
     filters: list[set[str] | None] = [None, {"faq.md"}, {"runbooks/rollback.md", "reference/config.md", "zh/cache-design.md"}, set(), {"no/such.md"}]
     for q in QUERIES:
         vec = embed.embed_query(q)

@@ -77,7 +77,7 @@ def test_changed_parameters_ask_for_a_rebuild(indexed_hash_kb: Path, monkeypatch
     res = runner.invoke(app, ["index", "--check", "--kb", str(indexed_hash_kb)], env=HASH)
     assert res.exit_code == 3 and "kb index --rebuild" in res.output
     res = runner.invoke(app, ["status", "--json", "--kb", str(indexed_hash_kb)], env=HASH)
-    assert res.exit_code == 0
+    assert res.exit_code == 3  # an index that cannot be used: reported, and exit 3 as every command needing it
     st = json.loads(res.stdout)
     assert st["index"].startswith(f"incompatible: the index was built with other {label}") and "kb index --rebuild" in st["index"]
 
