@@ -218,9 +218,14 @@ def _check_fingerprint(cat: Catalog, settings: Settings) -> None:
 
 def _direct_reader(settings: Settings, index_dir: Path, name: str) -> EmbeddedReader | None:
     """An embedded store's reader that skips `import chromadb` (~0.8 s of a cold search), or None to use
-    chromadb's client (a server, or a store the direct reader cannot open as is). A new one on every
-    call, so it always sees what the files hold now (see `refresh`)."""
-    if settings.chroma_url:
+    chromadb's client: for a server, for a store the direct reader cannot open as is, and when this
+    process has imported chromadb already (it costs nothing more then, and a process that has just
+    written the store — `kb index --watch`, a script that indexes, then searches — keeps asking the
+    client that wrote it, whose HNSW graph may not be on disk yet). A new one on every call, so it
+    always sees what the files hold now (see `refresh`)."""
+    import sys
+
+    if settings.chroma_url or "chromadb" in sys.modules:
         return None
     from kb_agent.index.chroma_reader import EmbeddedReader, ReaderUnavailable
 

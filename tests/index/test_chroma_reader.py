@@ -80,7 +80,9 @@ def test_what_the_direct_reader_cannot_open_goes_to_chromadbs_client(indexed_has
     with pytest.raises(ReaderUnavailable):
         EmbeddedReader(indexed_hash_kb / ".kb", "kb_no_such_collection")
     settings = hash_settings(indexed_hash_kb)
-    assert _direct_reader(settings, indexed_hash_kb / ".kb", collection(indexed_hash_kb)) is not None
+    import chromadb  # noqa: F401 - this session has it loaded already (it indexed in-process)
+
+    assert _direct_reader(settings, indexed_hash_kb / ".kb", collection(indexed_hash_kb)) is None  # then the client
     server = hash_settings(indexed_hash_kb, chroma_url="http://127.0.0.1:9")
     assert _direct_reader(server, indexed_hash_kb / ".kb", collection(indexed_hash_kb)) is None  # a server: chromadb's HttpClient
 
