@@ -65,12 +65,12 @@ class Retriever:
         Embedding similarity over indexed chunks (Chroma). Needs the index.
         """
         from kb_agent.errors import VectorsUnavailable
-        from kb_agent.retrieval.vector import vector_search
+        from kb_agent.retrieval.vector import unavailable_notice, vector_search
 
         try:
             return vector_search(self, query, k=k, filters=filters)
         except VectorsUnavailable as e:
-            self.notice(f"{e.message}; using grep instead of vector search")
+            self.notice(unavailable_notice(e, "using grep instead of vector search"))
             return self.grep(query, k=k, filters=filters)
 
     def hybrid(self, query: str, *, k: int = 10, filters: SearchFilters = NO_FILTERS) -> list[Evidence]:
