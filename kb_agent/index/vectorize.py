@@ -28,8 +28,9 @@ EMBEDDING_TEXT_PARAMS: dict[str, object] = {
     "head_separator": EMBEDDING_HEAD_SEPARATOR,
     "max_chars": MAX_EMBED_CHARS,
 }
-# Pending chunks are read from the catalog this many model batches at a time: one query per window
-# instead of one per batch (the pending table is keyed by chunk id, so a window costs its own size).
+# Pending chunks are read from the catalog this many model batches at a time, in KB order (file by
+# file, each file's chunks in order — the order a whole-file indexer would insert them, so Chroma
+# builds the same graph), one sorted query per window rather than per batch.
 WINDOW_BATCHES = 8
 
 
@@ -73,7 +74,6 @@ def embed_pending(
         rows = cat.pending_rows(batch * WINDOW_BATCHES)
         if not rows:
             return embedded, 0
-        rows.sort(key=lambda r: (r[1], r[0]))  # whole files together, in a stable order
         for s in range(0, len(rows), batch):
             if should_pause is not None and should_pause():
                 return embedded, cat.pending_count()
