@@ -138,7 +138,8 @@ class IndexTracker:
             return f"scanning · {self.files_total:,} files found"
         parts = [f"{self.files_done:,}/{self.files_total:,} files"]
         if self.phase == "lexical":
-            parts[0] += " written (lexical index)"
+            done = self.files_done >= self.files_total
+            parts[0] += " in the lexical index (searchable)" + (" · vectors next" if done else "")
         elif self.chunks_total:
             parts.append(f"{self.chunks_done:,}/{self.chunks_total:,} vectors embedded")
         else:

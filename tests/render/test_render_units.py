@@ -156,3 +156,46 @@ def test_status_reads_vector_coverage_as_one_line() -> None:
     con, buf = console()
     render_status({"vectors_embedded": 224, "vectors_pending": 0}, con)
     assert buf.getvalue() == "vectors  224 / 224 embedded\n"
+
+
+def test_index_tracker_says_where_the_run_is() -> None:
+    from types import SimpleNamespace as P
+
+    from kb_agent.render.progress import IndexTracker, duration
+
+    t = IndexTracker()
+    assert t.describe() == "starting"
+    t.update(P(phase="scan", files_done=0, files_total=279, chunks_done=0))
+    assert t.describe() == "scanning · 279 files found"
+    t.update(P(phase="lexical", files_done=120, files_total=279, chunks_done=0))
+    assert t.describe() == "120/279 files in the lexical index (searchable)"
+    t.update(P(phase="lexical", files_done=279, files_total=279, chunks_done=0))
+    assert t.describe() == "279/279 files in the lexical index (searchable) · vectors next"
+    t.update(P(phase="embed", files_done=279, files_total=279, chunks_done=0, chunks_total=2900))
+    assert t.describe() == "279/279 files · 0/2,900 vectors embedded"
+    t._embed_started -= 10  # type: ignore[operator]  # ten seconds of embedding at 12.3 chunks/s
+    t.update(P(phase="embed", files_done=279, files_total=279, chunks_done=123, chunks_total=2900))
+    assert t.describe() == "279/279 files · 123/2,900 vectors embedded · 12.3 chunks/s · eta 3m46s"
+    assert (duration(42), duration(185), duration(3725)) == ("42 s", "3m05s", "1h02m")
+
+
+def test_progress_lines_are_written_on_time_until_stopped() -> None:
+    import time
+
+    from kb_agent.render.progress import ProgressLines
+
+    con, buf = console()
+    state = {"n": 0}
+    with ProgressLines(con, "index", lambda: f"{state['n']} files \x1b[2J", interval=0.05):
+        for _ in range(6):
+            state["n"] += 1
+            time.sleep(0.05)
+    lines = buf.getvalue().splitlines()
+    assert len(lines) >= 3 and all(ln.startswith("index: ") and ln.endswith(" · 0 s") for ln in lines), lines
+    assert "␛[2J" in lines[0]  # the state is shown, never interpreted
+    time.sleep(0.15)
+    assert buf.getvalue().splitlines() == lines  # nothing after stop
+    con, buf = console()
+    with ProgressLines(con, "index", lambda: "x", interval=0):
+        time.sleep(0.1)
+    assert buf.getvalue() == ""
