@@ -44,6 +44,7 @@ class Series:
     argv: list[str]
     ok_codes: tuple[int, ...] = (0,)
     env: dict[str, str] | None = None  # None: the run's environment
+    cwd: Path = REPO  # a baseline runs from its own tree, so `python -m kb_agent` imports that one
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
 
@@ -122,12 +123,13 @@ def prepare_kb(args: argparse.Namespace, env: dict[str, str]) -> Path:
     return root
 
 
-def kb_series(kb: list[str], root: Path, args: argparse.Namespace, suffix: str = "", env: dict[str, str] | None = None) -> list[Series]:
+def kb_series(kb: list[str], root: Path, args: argparse.Namespace, suffix: str = "", env: dict[str, str] | None = None,
+              cwd: Path = REPO) -> list[Series]:
     return [
-        Series("kb --help" + suffix, [*kb, "--help"], env=env),
-        Series("kb search --tool grep" + suffix, [*kb, "search", args.term, "--kb", str(root), "--tool", "grep"], (0, 1), env=env),
-        Series("kb search (hybrid)" + suffix, [*kb, "search", args.term, "--kb", str(root)], (0, 1), env=env),
-        Series("kb ask (offline)" + suffix, [*kb, "ask", args.question, "--kb", str(root)], (0, 1), env=env),
+        Series("kb --help" + suffix, [*kb, "--help"], env=env, cwd=cwd),
+        Series("kb search --tool grep" + suffix, [*kb, "search", args.term, "--kb", str(root), "--tool", "grep"], (0, 1), env=env, cwd=cwd),
+        Series("kb search (hybrid)" + suffix, [*kb, "search", args.term, "--kb", str(root)], (0, 1), env=env, cwd=cwd),
+        Series("kb ask (offline)" + suffix, [*kb, "ask", args.question, "--kb", str(root)], (0, 1), env=env, cwd=cwd),
     ]
 
 
@@ -141,7 +143,12 @@ def series_for(args: argparse.Namespace, root: Path, env: dict[str, str]) -> lis
         base = Path(args.baseline).resolve()
         compile_bytecode(base / "kb_agent")
         base_env = {**env, "PYTHONPATH": str(base)}
-        out += kb_series([sys.executable, "-m", "kb_agent"], root, args, f" [{base.name}]", base_env)
+        out += kb_series([sys.executable, "-m", "kb_agent"], root, args, f" [{base.name}]", base_env, cwd=base)
+        check = subprocess.run([sys.executable, "-c", "import kb_agent; print(kb_agent.__file__)"], env=base_env, cwd=base,
+                               capture_output=True, text=True, check=False).stdout.strip()
+        if not Path(check).is_relative_to(base):
+            raise SystemExit(f"--baseline: {base} does not provide kb_agent here (got {check})")
+        log(f"baseline kb_agent: {check}")
     wanted = {c.strip() for c in args.only.split(",")} if args.only else None
     return [s for s in out if wanted is None or any(w in s.label for w in wanted)]
 
@@ -194,10 +201,10 @@ def main() -> int:
     before = machine_state()
     log(before)
     for s in series:  # warm-up: page cache, .pyc files, the jieba cache
-        run_once(s.argv, s.env or env, REPO)
+        run_once(s.argv, s.env or env, s.cwd)
     for i in range(args.runs):
         for s in series:
-            wall, cpu, code = run_once(s.argv, s.env or env, REPO)
+            wall, cpu, code = run_once(s.argv, s.env or env, s.cwd)
             if code not in s.ok_codes:
                 log(f"{s.label}: exit {code}")
             s.walls.append(wall)
