@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import DEFAULT_CACHE_DIR, DEFAULT_EVAL_DIR, REPO  # noqa: E402
+from _benchlib import DEFAULT_CACHE_DIR, DEFAULT_EVAL_DIR, REPO
 
 DEFAULT_TERM = "cache.ttl_seconds"
 DEFAULT_QUESTION = "What does cache.ttl_seconds default to?"
@@ -176,7 +176,7 @@ def table(series: list[Series], root: Path, args: argparse.Namespace, before: st
     for s in series:
         target = TARGETS.get(s.label.split(" [")[0]) if "[" not in s.label else None
         lines.append(f"| `{s.label}` | {statistics.median(s.walls):.3f} s | {min(s.walls):.3f} s | "
-                     f"{statistics.median(s.cpus):.3f} s | {'≤ %.2f s' % target if target else '—'} |")
+                     f"{statistics.median(s.cpus):.3f} s | {f'≤ {target:.2f} s' if target else '—'} |")
     return "\n".join(lines) + "\n"
 
 

@@ -13,7 +13,7 @@ from kb_agent.render.console import err_console, out_console
 if TYPE_CHECKING:
     from kb_agent.settings import Settings
 
-__all__ = ["JsonOption", "KbOption", "complete_format", "complete_from", "err_console", "lingering_worker_threads", "load_settings", "out_console", "parse_filters", "refuse_output", "write_report"]
+__all__ = ["JsonOption", "KbOption", "complete_format", "complete_from", "stdout_is_terminal", "err_console", "lingering_worker_threads", "load_settings", "out_console", "parse_filters", "refuse_output", "write_report"]
 
 KbOption = Annotated[
     Optional[Path],
@@ -63,6 +63,8 @@ _WARNED: set[str] = set()
 
 def warn_ignored_settings(settings: Settings) -> None:
     """Say once per process, on stderr, which `.env` values the trust boundary ignored and how to opt in."""
+    if not settings.ignored_settings:
+        return
     from rich.markup import escape
 
     from kb_agent.trust import describe_ignored
@@ -71,6 +73,19 @@ def warn_ignored_settings(settings: Settings) -> None:
         if line not in _WARNED:
             _WARNED.add(line)
             err_console().print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+
+
+def stdout_is_terminal() -> bool:
+    """Whether results go to a terminal, as rich decides it (FORCE_COLOR / TTY_COMPATIBLE count), without importing rich."""
+    import os
+    import sys
+
+    if os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE") == "1":
+        return True
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def parse_filters(tags: list[str] | None, paths: list[str] | None) -> object:

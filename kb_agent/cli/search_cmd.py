@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from kb_agent.cli import app
-from kb_agent.cli._common import JsonOption, KbOption, complete_from, err_console, load_settings, out_console, parse_filters
+from kb_agent.cli._common import JsonOption, KbOption, complete_from, err_console, load_settings, out_console, parse_filters, stdout_is_terminal
 from kb_agent.names import AUTO_TOOL, TOOL_NAMES
 
 TOOL_CHOICES = (*TOOL_NAMES, AUTO_TOOL)
@@ -69,6 +69,11 @@ def search_command(
         lines = files_with_matches(hits, root=root) if files_only else vimgrep_lines(q, hits, root=root, regex=regex)
         if lines:
             write_plain(out_console(), "\n".join(lines))
+    elif hits and not stdout_is_terminal():  # a pipe or a file: plain text, without loading rich
+        from kb_agent.render.search import hits_text
+
+        sys.stdout.write(hits_text(q, hits, explain=explain, regex=regex))
+        sys.stdout.flush()
     else:
         from kb_agent.render.search import render_hits
 

@@ -86,7 +86,7 @@ class EmbeddedReader:
         vector = [float(x) for x in embedding]
         try:
             res = self._bindings.query(self._id, None, [vector], k, json.dumps(where) if where else None, None, ["distances"], TENANT, DATABASE)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - mapped to kb's store errors, as VectorStore.query does
             from kb_agent.index.vectors import _embedded_error
 
             raise _embedded_error(e, self._path) from None

@@ -73,14 +73,18 @@ def render_hits(query: str, hits: list[Evidence], *, explain: bool, root: Path, 
     On a terminal each location is a hyperlink (KB_LINK_FORMAT) to the hit's first matching line and
     the matched terms are highlighted; elsewhere the output is plain text without escape sequences.
     """
+    if not hits:
+        err.print(f"no results for {safe_markup(query, one_line=True)}", highlight=False)
+        return
+    if not out.is_terminal:
+        out.file.write(hits_text(query, hits, explain=explain, regex=regex))
+        out.file.flush()
+        return
     from rich.style import Style
     from rich.text import Text
 
     from kb_agent.render.json import dumps
 
-    if not hits:
-        err.print(f"no results for {safe_markup(query, one_line=True)}", highlight=False)
-        return
     pattern = match_pattern(query, regex=regex)
     for i, ev in enumerate(hits, 1):
         line, col = _first_match(ev, pattern)
@@ -99,6 +103,26 @@ def render_hits(query: str, hits: list[Evidence], *, explain: bool, root: Path, 
         out.print(snippet, style="", highlight=False, soft_wrap=True)
         if explain and ev.explain:
             out.print(Text("    explain: " + dumps(ev.explain, indent=None), style="dim"), soft_wrap=True)
+
+
+def hits_text(query: str, hits: list[Evidence], *, explain: bool = False, regex: bool = False) -> str:
+    """Ranked hits as plain text, for a pipe or a file: what `render_hits` shows on a terminal, without
+    colours, links or escape sequences, each line whole (no wrapping) and without trailing spaces.
+    Needs no rich, so a piped `kb search` does not pay for importing it."""
+    from kb_agent.render.json import dumps
+
+    pattern = match_pattern(query, regex=regex)
+    out: list[str] = []
+    for i, ev in enumerate(hits, 1):
+        head = f"{i:>2}. {safe_text(ev.location, one_line=True)}  {ev.score:.4g}"
+        if ev.heading_path:
+            head += "  " + safe_text(" › ".join(ev.heading_path), one_line=True)
+        out.append(head)
+        focus = ev.focus[0] - ev.start_line if ev.focus else None
+        out.append(safe_text(snippet_text(ev.text, pattern, focus=focus)))
+        if explain and ev.explain:
+            out.append("    explain: " + safe_text(dumps(ev.explain, indent=None), one_line=True))
+    return "\n".join(out) + "\n"
 
 
 def snippet_text(text: str, pattern: re.Pattern[str] | None, max_lines: int = SNIPPET_LINES, *, focus: int | None = None) -> str:

