@@ -6,7 +6,6 @@ Shell completion is typer's (`kb --install-completion`, `kb --show-completion`).
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from typing import Any
@@ -114,6 +113,8 @@ def _root(
 ) -> None:
     _DEBUG["on"] = debug
     if debug:
+        import logging  # only here: `kb --help` need not load it
+
         logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
 
 
