@@ -24,3 +24,23 @@ def test_chinese_goes_through_jieba_mixed_with_latin() -> None:
 def test_estimate_tokens_counts_cjk_per_char() -> None:
     assert estimate_tokens("缓存过期") >= 4
     assert estimate_tokens("") == 1
+
+
+def test_stemming_is_thread_safe() -> None:
+    """The agent runs plan steps in threads that tokenize at once; a shared Snowball stemmer mixed up
+    their words (wrong stems, IndexError) — each thread has its own."""
+    import concurrent.futures as cf
+    import random
+    import string
+
+    import snowballstemmer
+
+    from kb_agent.index import tokenize as T
+
+    rng = random.Random(7)
+    words = list({"".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(5, 14))) for _ in range(20_000)})
+    want = [snowballstemmer.stemmer("english").stemWord(w) for w in words]
+    T._stem.cache_clear()
+    with cf.ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(T._stem, words))
+    assert got == want

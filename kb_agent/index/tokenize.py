@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -50,11 +52,18 @@ def _cut_cjk(run: str) -> tuple[str, ...]:
     return tuple(w for w in _jieba.cut_for_search(run) if w.strip())
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import snowballstemmer
+_local = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer() -> Any:
+    """This thread's Snowball stemmer: a stemmer keeps its word in itself while it works, so two
+    threads sharing one (the agent runs plan steps in parallel) corrupt each other's words."""
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 @lru_cache(maxsize=200_000)
@@ -114,3 +123,20 @@ def estimate_tokens(text: str) -> int:
     cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))
     words = len(_WORD.findall(text))
     return cjk + int(words * 1.3) + 1
+
+
+def matching_terms(terms: Iterable[str], text: str) -> set[str]:
+    """The terms that `text` holds: a Latin term as one of the text's tokens, a CJK term also as a
+    substring, because jieba cuts the same words differently in different sentences (a question's
+    "关闭" may sit inside a passage's "关闭了" cut as one word).
+
+    Args:
+        terms: query terms, as `tokenize` returns them.
+        text: the passage (or heading, path …) to look in.
+    """
+    want = list(terms)
+    if not want:
+        return set()
+    have = set(tokenize(text))
+    return {t for t in want if t in have or (has_cjk(t) and t in text)}
+
