@@ -193,7 +193,7 @@ def find_exact_terms(question: str) -> list[str]:
     return list(dict.fromkeys(ordered))[:MAX_EXACT_TERMS]
 
 
-_NAME_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z][\w.\-/+]*[\w+]|(?<![\w.\-/])[A-Z]")
+_NAME_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z0-9][\w.\-/+]*[\w+]|(?<![\w.\-/])[A-Z]")
 
 
 def named_words(question: str) -> list[str]:
@@ -204,6 +204,8 @@ def named_words(question: str) -> list[str]:
     first = True
     for m in _NAME_WORD.finditer(question):
         w = m.group()
+        if not any(c.isalpha() for c in w):
+            continue  # a bare number is a value, not a name
         inner = any(c.isupper() for c in w[1:]) or any(c.isdigit() or c in "._-/+" for c in w)
         if inner or (w[0].isupper() and not first and w.lower() not in STOPWORDS) or has_cjk(question):
             out.append(w)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
 from kb_agent.agent.analyzer import named_words
-from kb_agent.agent.grade import TermWeights, question_terms, uniform_weights
+from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, question_terms, uniform_weights
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
@@ -107,6 +107,10 @@ def rank_units(
             if looks_like_injection(unit.search_text):
                 continue
             text = unit.search_text
+            if not unit.text and unit.heading_path:
+                # code with no sentence of its own is labelled by its heading ("## Stage parts of a file" + `git add -p`):
+                # the heading is its description
+                text = f"{unit.heading_path[-1]} {text}"
             body_cov = _coverage(terms, weights, text)
             cov = _coverage(terms, weights, text + " " + " ".join(unit.heading_path[-1:]))
             # the exact terms and rare names the question writes (`Flask` in "serve a Flask app")
@@ -211,7 +215,7 @@ def extractive_answer(
         focus = [] if subjects else focus_terms(question, term_weights, exact_terms)
         if focus:  # the answer is about the thing the question names: units that name it, when there are any
             ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text)] or ranked
-        chosen = _choose(ranked, subjects, question_terms(question))
+        chosen = _complete_intros(_choose(ranked, subjects, question_terms(question)), cache)
     if not chosen:
         return Draft("", (), 0.0)
     shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
@@ -270,10 +274,21 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
     focus = focus_terms(question, term_weights, exact_terms)
     if not any(has_cjk(text) for text in shown):  # a Chinese question answered from English pages
         focus = [t for t in focus if not has_cjk(t)]
+    # a name the KB never writes, not even in parts (`chronyc` in "diagnose X with chronyc"; not
+    # `CPUThrottlingHigh`, whose parts it uses), cannot be answered about, whatever else matches
+    absent = [w for w in (*exact_terms, *named_words(question)) if _never_written(w, term_weights)]
+    if absent:
+        return (absent[0],)
     if not focus or any(matching_terms(focus, text) for text in shown):
         return ()
     surface = next((w for w in (*exact_terms, *named_words(question)) if focus[0] in tokenize(w)), focus[0])
     return (surface,)
+
+
+def _never_written(name: str, term_weights: TermWeights) -> bool:
+    parts = [t for t in tokenize(name) if len(t) > 2 and not t.isdigit() and not has_cjk(t)]
+    weights = term_weights(parts) if parts else {}
+    return bool(parts) and all(weights.get(t, 0.0) >= UNKNOWN_TERM_WEIGHT for t in parts)
 
 
 def _subject_files(ranked: list[ScoredUnit], subjects: Sequence[str], cache: UnitCache) -> list[tuple[Evidence, float]]:
@@ -420,6 +435,33 @@ def _fold_files(chosen: list[ScoredUnit], q_lang: Lang, cache: UnitCache) -> lis
     keys = {twin_key(s.unit.path)[0] for s in chosen if langs[s.unit.path] == q_lang}
     kept = [s for s in chosen if langs[s.unit.path] in (None, q_lang) or twin_key(s.unit.path)[0] not in keys]
     return sorted(kept, key=lambda s: langs[s.unit.path] not in (None, q_lang))
+
+
+# an answer that quotes "…use the -b option:" shows the list items it introduces (at most this many)
+INTRO_ITEMS_MAX = 4
+_INTRO_END = re.compile(r"[:：]\s*(\[\d+\])?\s*$")
+
+
+def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredUnit]:
+    """A chosen sentence that ends in a colon and carries no code introduces what follows it: the list
+    items right under it join the answer (in order, within the unit and length caps)."""
+    out = list(chosen)
+    for s in chosen:
+        u = s.unit
+        if u.code or not _INTRO_END.search(u.text):
+            continue
+        units = cache.file_units(u.path)
+        after = [t for t in units if t.start_line > u.end_line]
+        prev_end = u.end_line
+        for t in after[:INTRO_ITEMS_MAX]:
+            if t.kind != "item" or t.start_line > prev_end + 2:
+                break
+            extra = ScoredUnit(s.score, s.body_cov, s.grade, t)
+            if not _fits(out, extra):
+                break
+            out.append(extra)
+            prev_end = t.end_line
+    return _reading_order(out) if len(out) > len(chosen) else chosen
 
 
 def _reading_order(chosen: list[ScoredUnit]) -> list[ScoredUnit]:
