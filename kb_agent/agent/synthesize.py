@@ -15,7 +15,7 @@ from kb_agent.agent.language import Lang, language_variants, page_language, ques
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
 from kb_agent.corpus.chunking import weight
-from kb_agent.index.tokenize import has_cjk, matching_terms, tokenize
+from kb_agent.index.tokenize import has_cjk, is_dictionary_word, matching_terms, tokenize
 from kb_agent.types import Evidence
 
 # the synthesizer sees at most this many items (DESIGN)
@@ -247,11 +247,22 @@ def extractive_answer(
 FOCUS_MIN_WEIGHT = 3.0
 
 
+# a Chinese dictionary word this long is a term of art (反向代理, 负载均衡), named as a name is in English;
+# shorter ones are everyday words a question may put differently (关掉 for 关闭)
+CJK_NAME_MIN_CHARS = 3
+
+
+def question_names(question: str, exact_terms: Sequence[str] = ()) -> list[str]:
+    """What the question names: its names and exact terms as written, and its long Chinese dictionary words."""
+    cjk = [t for t in question_terms(question) if has_cjk(t) and len(t) >= CJK_NAME_MIN_CHARS and is_dictionary_word(t)]
+    return list(dict.fromkeys((*exact_terms, *named_words(question), *cjk)))
+
+
 def focus_terms(question: str, term_weights: TermWeights, exact_terms: Sequence[str] = ()) -> list[str]:
     """The terms an answer must mention one of: the question's rare named terms, rarest first."""
     terms = question_terms(question)
     weights = term_weights(terms) if terms else {}
-    named = {t for w in (*named_words(question), *exact_terms) for t in tokenize(w)}
+    named = {t for w in question_names(question, exact_terms) for t in tokenize(w)}
     rare = [t for t in terms if t in named and weights.get(t, 0.0) >= FOCUS_MIN_WEIGHT and not t.isdigit()]
     return sorted(rare, key=lambda t: -weights[t])
 
@@ -276,16 +287,22 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
         focus = [t for t in focus if not has_cjk(t)]
     # a name the KB never writes, not even in parts (`chronyc` in "diagnose X with chronyc"; not
     # `CPUThrottlingHigh`, whose parts it uses), cannot be answered about, whatever else matches
-    absent = [w for w in (*exact_terms, *named_words(question)) if _never_written(w, term_weights)]
+    names = question_names(question, exact_terms)
+    cross_language = not any(has_cjk(text) for text in shown)
+    absent = [w for w in names if not (cross_language and has_cjk(w)) and _never_written(w, term_weights)]
     if absent:
         return (absent[0],)
     if not focus or any(matching_terms(focus, text) for text in shown):
         return ()
-    surface = next((w for w in (*exact_terms, *named_words(question)) if focus[0] in tokenize(w)), focus[0])
+    surface = next((w for w in names if focus[0] in tokenize(w)), focus[0])
     return (surface,)
 
 
 def _never_written(name: str, term_weights: TermWeights) -> bool:
+    """The KB never writes this name: a Chinese term of art nowhere in its text, or a Latin name none
+    of whose parts it uses (`Mangum`; not `CPUThrottlingHigh` where the KB writes `CPUThrottling`)."""
+    if has_cjk(name):
+        return term_weights([name]).get(name, 0.0) >= UNKNOWN_TERM_WEIGHT
     parts = [t for t in tokenize(name) if len(t) > 2 and not t.isdigit() and not has_cjk(t)]
     weights = term_weights(parts) if parts else {}
     return bool(parts) and all(weights.get(t, 0.0) >= UNKNOWN_TERM_WEIGHT for t in parts)

@@ -188,7 +188,8 @@ def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
                     units.append(_unit(path, lines, first, end, "code", "", code, crumbs))
         elif b.kind == "table":
             units.extend(_row_units(path, lines, blocks, b, crumbs))
-    return units
+    # an intro to a stub ("Remove dangling images:" over `# TODO: Command needed`) is no answer either
+    return [u for u in units if not (is_placeholder(u.code) if u.code else is_placeholder(u.text))]
 
 
 def _unit(path: str, lines: list[str], start: int, end: int, kind: UnitKind, text: str, code: str, crumbs: Crumbs) -> AnswerUnit:
@@ -315,6 +316,19 @@ def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Bloc
 def looks_like_injection(text: str) -> bool:
     """True for text that tries to instruct an AI (it is data, and never quoted as an answer)."""
     return _INJECTION.search(text) is not None
+
+
+# a stub where content is still to be written ("TODO: Command needed", "TBD", 待补充): never an answer
+_PLACEHOLDER = re.compile(r"^(todo|tbd|fixme|xxx|wip|n/?a|coming soon|to be (written|done|added|documented)|待补充|待完善|待定|暂无|未完成|施工中)"
+                          r"(?![a-z])[\s:：.!-]*.{0,40}$", re.I)
+_LEAD_LABEL = re.compile(r"^\*\*[^*]+\*\*:\s*")  # a definition's "**Heading**: "
+_CODE_DRESS = re.compile(r"^\s*(```+|~~~+)\S*\s*$|^\s*(#+|//|--|;)\s?", re.M)
+
+
+def is_placeholder(text: str) -> bool:
+    """A stub where content is still to be written: `TODO`, `# TODO: Command needed`, `TBD`, 待补充."""
+    rest = " ".join(_CODE_DRESS.sub("", _LEAD_LABEL.sub("", text)).split()).strip("*_ ")
+    return bool(rest) and _PLACEHOLDER.match(rest) is not None
 
 
 def is_boilerplate(text: str) -> bool:

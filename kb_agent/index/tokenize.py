@@ -140,3 +140,9 @@ def matching_terms(terms: Iterable[str], text: str) -> set[str]:
     have = set(tokenize(text))
     return {t for t in want if t in have or (has_cjk(t) and t in text)}
 
+
+
+def is_dictionary_word(term: str) -> bool:
+    """A CJK term jieba's dictionary knows (not one its HMM guessed from unknown characters)."""
+    _cut_cjk("一")  # imports jieba and loads its dictionary
+    return bool(_jieba.dt.FREQ.get(term))

@@ -136,3 +136,14 @@ def test_tldr_style_pages_fold_to_the_question_language(tmp_path: Path) -> None:
         draft = extractive_answer(q, items, UnitCache(tmp_path))
         assert {s.path for s in draft.sources} == {want}, draft.body
         assert draft.body.count("tar cf {{target.tar}} {{file1 file2}}") == 1
+
+
+def test_a_chinese_term_of_art_the_kb_never_writes_is_not_answered_about(tmp_path: Path) -> None:
+    write(tmp_path, "zh/deploy.md", "# 部署\n\n## 容器\n\n用 Docker 部署应用：\n\n```console\n$ docker run app\n```\n")
+    items = [(evidence_from(tmp_path, "zh/deploy.md", 1, 9, score=0.9, tool="vector"), 0.8)]
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: UNKNOWN_TERM_WEIGHT if t == "防火墙" else 1.0 for t in terms}
+
+    draft = extractive_answer("怎么用 Docker 配置防火墙？", items, UnitCache(tmp_path), term_weights=weights)
+    assert draft.uncovered == ("防火墙",), draft.body

@@ -189,3 +189,9 @@ def test_a_long_cheat_sheet_fence_is_one_unit_per_entry() -> None:
     assert codes[5][2] == "```python\ndef short():\n    return 1\n```", "a short fence stays whole"
     for u in units:
         assert u.quote == "\n".join(split_lines(CHEAT_FENCE)[u.start_line - 1 : u.end_line]).strip()
+
+
+def test_stubs_are_never_answer_units() -> None:
+    text = "# Cleanup\n\nRemove dangling images:\n\n```shell\n# TODO: Command needed\n```\n\n## Notes\n\nTODO\n\nPrune them with:\n\n```shell\ndocker image prune\n```\n"
+    units = build_units("c.md", split_lines(text))
+    assert [u.code for u in units] == ["```shell\ndocker image prune\n```"], units
