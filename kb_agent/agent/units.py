@@ -39,8 +39,8 @@ _INJECTION = re.compile(
     re.I,
 )
 _WRAPPER_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]*(\s[^<>]*)?>\s*$")
-# MkDocs markup that is layout, not content: admonition/tab fences and include directives
-_LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|\{\*.*\*\}|\{!.*!\})\s*$")
+# MkDocs and Hugo markup that is layout, not content: admonition/tab fences, include directives, shortcodes
+_LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|\{\*.*\*\}|\{!.*!\}|\{\{[<%].*[%>]\}\})\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +166,8 @@ def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
     # HTML that only wraps other blocks (`<div class="termy">` … `</div>`) is transparent
     wrappers = {ln for b in blocks if b.kind == "html" and all(_WRAPPER_TAG.match(lines[k - 1]) or not lines[k - 1].strip() for k in range(b.start, b.end + 1))
                 for ln in range(b.start, b.end + 1)}
-    leaves = [j for j, b in enumerate(blocks) if b.kind not in ("list_item", "blockquote") and not (b.kind == "html" and b.start in wrappers)]
+    leaves = [j for j, b in enumerate(blocks) if b.kind not in ("list_item", "blockquote") and not (b.kind == "html" and b.start in wrappers)
+              and not (b.kind == "paragraph" and all(_LAYOUT.match(lines[k - 1]) for k in range(b.start, b.end + 1)))]
     used: set[int] = set()
     units: list[AnswerUnit] = []
     for pos, j in enumerate(leaves):
@@ -300,7 +301,7 @@ _COMMENT = re.compile(r"^(#(?!!)|//|--\s|;|rem\s)", re.I)
 def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:
     """Is `c` the code that belongs to paragraph `b` (next block, only blank lines between, not a new
     list item, not deeper in the nesting)?"""
-    if c.start <= b.end or any(lines[k - 1].strip(" \t>") and k not in wrappers for k in range(b.end + 1, c.start)):
+    if c.start <= b.end or any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(b.end + 1, c.start)):
         return False
     if c.depth > b.depth:
         return False

@@ -195,3 +195,9 @@ def test_stubs_are_never_answer_units() -> None:
     text = "# Cleanup\n\nRemove dangling images:\n\n```shell\n# TODO: Command needed\n```\n\n## Notes\n\nTODO\n\nPrune them with:\n\n```shell\ndocker image prune\n```\n"
     units = build_units("c.md", split_lines(text))
     assert [u.code for u in units] == ["```shell\ndocker image prune\n```"], units
+
+
+def test_a_shortcode_between_a_sentence_and_its_code_is_layout() -> None:
+    text = "# Scale in\n\nTo scale in one TiKV node, run:\n\n{{< copyable \"shell-regular\" >}}\n\n```bash\ntiup cluster scale-in prod -N 10.0.0.1:20160\n```\n"
+    units = build_units("s.md", split_lines(text))
+    assert [(u.text, u.code) for u in units] == [("To scale in one TiKV node, run:", "```bash\ntiup cluster scale-in prod -N 10.0.0.1:20160\n```")]
