@@ -49,6 +49,8 @@ SETS_DIR = HERE / "evalsets"
 SET_CORPORA = {
     "fastapi": ("fastapi.jsonl", "fastapi_docs"),  # corpus under the eval dir
     "runbooks": ("runbooks.jsonl", "/work/evaldata/prometheus-runbooks"),  # absolute: fetched snapshot
+    "cheats": ("cheats.jsonl", "/work/evaldata/cheats"),  # absolute: extracted snapshots (scripts/evalsets/README.md)
+    "zhdocs": ("zhdocs.jsonl", "/work/evaldata/pingcap-docs-cn"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -49,3 +49,23 @@ def test_english_stems_equal_snowballstemmers_public_api_without_importing_it() 
     ref = snowballstemmer.stemmer("english")
     assert len(words) > 1000
     assert [_stemmer().stemWord(w) for w in words] == [ref.stemWord(w) for w in words]
+
+
+def test_stemming_is_thread_safe() -> None:
+    """The agent runs plan steps in threads that tokenize at once; a shared Snowball stemmer mixed up
+    their words (wrong stems, IndexError) — each thread has its own."""
+    import concurrent.futures as cf
+    import random
+    import string
+
+    import snowballstemmer
+
+    from kb_agent.index import tokenize as T
+
+    rng = random.Random(7)
+    words = list({"".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(5, 14))) for _ in range(20_000)})
+    want = [snowballstemmer.stemmer("english").stemWord(w) for w in words]
+    T._stem.cache_clear()
+    with cf.ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(T._stem, words))
+    assert got == want

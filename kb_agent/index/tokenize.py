@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -59,9 +60,21 @@ def _cut_cjk(run: str) -> tuple[str, ...]:
     return tuple(w for w in seg.tokenizer.cut_for_search(run) if w.strip())
 
 
-@lru_cache(maxsize=1)
+_local = threading.local()
+
+
 def _stemmer() -> Any:
-    """snowballstemmer's English stemmer, without importing its other 30 languages (~20 ms).
+    """This thread's Snowball stemmer: a stemmer keeps its word in itself while it works, so two
+    threads sharing one (the agent runs plan steps in parallel) corrupt each other's words."""
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = _english_stemmer()()
+    return stemmer
+
+
+@lru_cache(maxsize=1)
+def _english_stemmer() -> Callable[[], Any]:
+    """What makes snowballstemmer's English stemmer, without importing its other 30 languages (~20 ms).
 
     `import snowballstemmer` loads every language's module; the English one needs only two helpers
     from the package. It is loaded from the same files under a private package name, so
@@ -82,12 +95,13 @@ def _stemmer() -> Any:
                 pkg.__path__ = list(spec.submodule_search_locations)
                 pkg.__package__ = name
                 sys.modules[name] = pkg
-            return importlib.import_module(f"{name}.english_stemmer").EnglishStemmer()
+            english: Callable[[], Any] = importlib.import_module(f"{name}.english_stemmer").EnglishStemmer
+            return english
     except ImportError:
         pass
     import snowballstemmer
 
-    return snowballstemmer.stemmer("english")
+    return lambda: snowballstemmer.stemmer("english")
 
 
 @lru_cache(maxsize=200_000)
@@ -147,3 +161,26 @@ def estimate_tokens(text: str) -> int:
     cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))
     words = len(_WORD.findall(text))
     return cjk + int(words * 1.3) + 1
+
+
+def matching_terms(terms: Iterable[str], text: str) -> set[str]:
+    """The terms that `text` holds: a Latin term as one of the text's tokens, a CJK term also as a
+    substring, because jieba cuts the same words differently in different sentences (a question's
+    "关闭" may sit inside a passage's "关闭了" cut as one word).
+
+    Args:
+        terms: query terms, as `tokenize` returns them.
+        text: the passage (or heading, path …) to look in.
+    """
+    want = list(terms)
+    if not want:
+        return set()
+    have = set(tokenize(text))
+    return {t for t in want if t in have or (has_cjk(t) and t in text)}
+
+
+
+def is_dictionary_word(term: str) -> bool:
+    """A CJK term jieba's dictionary knows (not one its HMM guessed from unknown characters)."""
+    _cut_cjk("一")  # imports jieba and loads its dictionary
+    return bool(_jieba.dt.FREQ.get(term))

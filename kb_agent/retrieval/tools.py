@@ -101,6 +101,12 @@ class Retriever:
 
         return related_search(self, query, k=k, filters=filters)
 
+    def literal_files(self, text: str) -> int:
+        """How many KB files hold `text` exactly as written (any case); 0 when none does."""
+        from kb_agent.retrieval.grep import literal_file_count
+
+        return literal_file_count(self, text)
+
     def read_file(self, path: str, start: int = 1, end: int | None = None) -> Evidence:
         """Lines start..end (1-based, inclusive) of a KB file as it is on disk now.
 

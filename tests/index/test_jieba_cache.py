@@ -85,3 +85,21 @@ def test_an_unwritable_cache_folder_still_segments(tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # kb/ cannot be created under a file
     seg = load_segmenter()
     assert list(seg.tokenizer.cut_for_search("发布流程")) == ["发布", "流程"]
+
+
+def test_threads_cutting_at_once_get_jiebas_cuts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: object) -> None:
+    """Plan steps tokenize in parallel: groups load under a lock while other threads cut."""
+    import concurrent.futures as cf
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    load_segmenter()  # writes the file
+    seg = load_segmenter()  # reads it, nothing loaded yet
+    runs = sample_runs() * 3
+
+    def cut(run: str) -> list[str]:
+        seg.prepare(run)
+        return list(seg.tokenizer.cut_for_search(run))
+
+    with cf.ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(cut, runs))
+    assert got == [list(reference.cut_for_search(r)) for r in runs]  # type: ignore[attr-defined]

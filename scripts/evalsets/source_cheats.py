@@ -1,0 +1,303 @@
+"""Source of cheats.jsonl: questions over a cheat-sheet corpus (see README.md for sources, commits and extraction).
+
+    python scripts/evalsets/source_cheats.py [--corpus /work/evaldata/cheats]
+    python scripts/evalsets/check_sets.py cheats.jsonl
+
+The corpus is three third-party cheat sheets side by side: git-tips/tips' category pages (English, "## what it
+does" then a sh fence), a selection of 118 pages of jaywcjlove/linux-command (Chinese-native command pages:
+a description line, then the command in a fence or with a trailing `# comment`), and jlevy's The Art of Command
+Line in English and Chinese (README.md / README-zh.md: bullets with inline backticks).
+
+must_contain was written from the gold lines, before kb was run on any question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _gold import build  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_CORPUS = Path("/work/evaldata/cheats")
+GT = "git-tips/docs/"
+LC = "linux-command/command/"
+AE = "art-of-command-line/README.md"
+AZ = "art-of-command-line/README-zh.md"
+
+Q: list[tuple] = [
+    # ================= English =================
+    # ---------------- how do I: git-tips ----------------
+    ("en", "conceptual", "howto", "How do I stage only some of the changes in a file, not the whole file?",
+     [(GT + "basic-operations.md", "## Stage parts of a changed file", "git add -p")], ["git add -p"]),
+    ("en", "conceptual", "howto", "I committed under the wrong name. How do I fix the author of my last commit?",
+     [(GT + "basic-operations.md", "## Amend author.", "git commit --amend --author="),
+      (GT + "setup-and-config.md", "## Reset author, after author has been changed", "git commit --amend --reset-author --no-edit")],
+     [["git commit --amend --author=", "git commit --amend --reset-author"]]),
+    ("en", "conceptual", "howto", "delete a branch on the remote",
+     [(GT + "basic-operations.md", "## Delete remote branch", "git branch -dr <remote/branch>")],
+     [["git push origin --delete", "git push origin :<remote_branchname>"]]),
+    ("en", "conceptual", "howto", "How can I stash my work including the files git isn't tracking yet?",
+     [(GT + "stashing.md", "## Saving current state including untracked files", "git stash push --include-untracked")],
+     [["git stash -u", "git stash push -u", "git stash push --include-untracked"]]),
+    ("en", "conceptual", "howto", "How do I binary-search the history for the commit that introduced a bug?",
+     [(GT + "basic-operations.md", "## Find guilty with binary search", "git bisect reset")],
+     ["git bisect start", "git bisect bad", "git bisect good"]),
+    ("en", "exact", "howto", "git rename branch",
+     [(GT + "branching.md", "## Rename a branch", "git branch -m [<old-branch-name>] <new-branch-name>")], ["git branch -m"]),
+    ("en", "conceptual", "howto", "How do I make git pull rebase instead of merge, in every repository?",
+     [(GT + "setup-and-config.md", "## Always rebase instead of merge on pull.", "git config --global branch.autosetuprebase always")],
+     ["git config --global pull.rebase true"]),
+    ("en", "conceptual", "howto", "After a merge went wrong, how do I list only the files that still have conflicts?",
+     [(GT + "log-and-history.md", "## List all the conflicted files", "git diff --name-only --diff-filter=U")],
+     ["git diff --name-only --diff-filter=U"]),
+    ("en", "conceptual", "howto", "Clone a repo without its full history, only the latest snapshot",
+     [(GT + "basic-operations.md", "## Clone a shallow copy of a repository", "--depth 1")], ["--depth 1"]),
+    ("en", "conceptual", "howto", "How do I force push without wiping out commits a colleague pushed in the meantime?",
+     [(GT + "basic-operations.md", "## Forced push but still ensure", "git push --force-with-lease")], ["git push --force-with-lease"]),
+    ("en", "conceptual", "howto", "How do I stop git tracking a file but keep it on disk?",
+     [(GT + "miscellaneous.md", "## Untrack files without deleting", "git rm --cached -r <directory_path>")], ["git rm --cached"]),
+    ("en", "conceptual", "howto", "search every branch's commit messages for a word",
+     [(GT + "log-and-history.md", "## Search Commit log across all branches", "git log --all --grep=")], ["git log --all --grep="]),
+    ("en", "conceptual", "howto", "Who last touched each line of this file?",
+     [(GT + "log-and-history.md", "## Show the author, time and last revision", "git blame <file-name>")], ["git blame"]),
+    ("en", "conceptual", "howto", "Our repository moved to a new server. How do I point origin at the new address?",
+     [(GT + "remotes.md", "## Changing a remote's URL", "git remote set-url origin <URL>")], ["git remote set-url origin"]),
+    ("en", "conceptual", "howto", "unstage a file",
+     [(GT + "undoing-changes.md", "## Unstaging Staged file", "git reset HEAD <file-name>"),
+      (GT + "undoing-changes.md", "## Restore file (modern alternative", "git restore --staged <file-name>")],
+     [["git reset HEAD <file-name>", "git restore --staged"]]),
+    ("en", "conceptual", "howto", "I pushed a file with a password in it. How do I purge it from the whole history?",
+     [(GT + "setup-and-config.md", "## Remove sensitive data from history", "git filter-branch --force --index-filter")],
+     ["git filter-branch --force --index-filter"]),
+    # ---------------- how do I: The Art of Command Line (answers in README.md, twin in README-zh.md) ----------------
+    ("en", "conceptual", "howto", "How do I jump back to the directory I was in before?",
+     [(AE, "- To go back to the previous working directory: `cd -`."), (AZ, "- 回到前一个工作路径：`cd -`。")], ["cd -"]),
+    ("en", "conceptual", "howto", "Which command shows what processes are listening on TCP ports?",
+     [(AE, "- Check what processes are listening via"), (AZ, "检查哪些进程在监听端口")],
+     [["netstat -lntp", "ss -plat", "lsof -iTCP -sTCP:LISTEN -P -n"]]),
+    ("en", "conceptual", "howto", "quick web server for the current folder",
+     [(AE, "- For a simple web server for all files", "`python -m http.server 7777`"),
+      (AZ, "- 将 web 服务器上当前目录下所有的文件", "`python -m http.server 7777`")],
+     [["python -m http.server", "python -m SimpleHTTPServer"]]),
+    ("en", "conceptual", "howto", "How do I make my bash script abort as soon as a command fails?",
+     [(AE, "- In Bash scripts, use `set -x`", "set -euo pipefail"), (AZ, "- 在 Bash 脚本中，使用 `set -x`", "set -euo pipefail")],
+     ["set -e"]),
+    ("en", "conceptual", "howto", "How can I diff a local file against the same file on another machine over ssh?",
+     [(AE, "- The output of a command can be treated like a file", "diff /etc/hosts <(ssh somehost cat /etc/hosts)"),
+      (AZ, "- 通过使用 `<(some command)` 可以将输出视为文件", "diff /etc/hosts <(ssh somehost cat /etc/hosts)")],
+     ["diff /etc/hosts <(ssh somehost cat /etc/hosts)"]),
+    ("en", "conceptual", "howto", "print the current time in ISO 8601",
+     [(AE, "- Date and time: To get the current date and time")], ['date -u +"%Y-%m-%dT%H:%M:%SZ"']),
+    ("en", "conceptual", "howto", "I deleted a huge log file but df still shows the disk full. What should I check?",
+     [(AE, "- If you delete a file and it doesn't free up", "`lsof | grep deleted"),
+      (AZ, "`lsof | grep deleted")], ["lsof | grep deleted"]),
+    ("en", "conceptual", "howto", "How do I add up the numbers in the third column of a text file?",
+     [(AE, "- Summing all numbers in the third column", "awk '{ x += $3 } END { print x }' myfile"),
+      (AZ, "awk '{ x += $3 } END { print x }' myfile")], ["awk '{ x += $3 } END { print x }'"]),
+    ("en", "conceptual", "howto", "Two files of unique lines: how do I get the lines that are in both?",
+     [(AE, "- It is remarkably helpful sometimes that you can do set intersection", "sort a b b | uniq -u > c"),
+      (AZ, "sort a b | uniq -d > c")], ["sort a b | uniq -d"]),
+    ("en", "conceptual", "howto", "How do I protect a file so it can't be deleted by accident?",
+     [(AE, "- File attributes are settable via `chattr`"), (AZ, "- 文件属性可以通过 `chattr` 进行设置"),
+      (LC + "chattr.md", "用chattr命令防止系统中某个关键文件被修改", "chattr +i /etc/fstab")], ["chattr +i"]),
+    ("en", "conceptual", "howto", "What's a fast way to delete a directory holding millions of files?",
+     [(AE, "mkdir empty && rsync -r --delete empty/ some-dir && rmdir some-dir"),
+      (AZ, "mkdir empty && rsync -r --delete empty/ some-dir && rmdir some-dir")], ["rsync -r --delete empty/ some-dir"]),
+    # ---------------- how do I: linux-command (Chinese pages, asked in English) ----------------
+    ("en", "conceptual", "howto", "How do I extract a .tar.gz file?",
+     [(LC + "tar.md", "解压并解包： tar -zxvf"), (LC + "tar.md", "**将tar包解压缩**", "tar -zxvf /opt/soft/test/log.tar.gz")], ["tar -zxvf"]),
+    ("en", "conceptual", "howto", "follow a log file even after it gets rotated",
+     [(LC + "tail.md", "tail -F mail.log"), (LC + "tail.md", "-F                              与")], ["tail -F"]),
+    ("en", "conceptual", "howto", "How do I shrink the systemd journal to at most 100 MB?",
+     [(LC + "journalctl.md", "清理日志使总大小小于 100M", "journalctl --vacuum-size=100M")], ["journalctl --vacuum-size=100M"]),
+    ("en", "conceptual", "howto", "How do I open TCP port 8080 with firewall-cmd?",
+     [(LC + "firewall-cmd.md", "# 加入一个端口到区域", "firewall-cmd --zone=dmz --add-port=8080/tcp")], ["--add-port=8080/tcp"]),
+    ("en", "conceptual", "howto", "From a server, how can I check whether outbound port 443 is blocked by a firewall?",
+     [(LC + "nc.md", "查看从服务器到目的地的出站端口 443", "nc -vz acme-v02.api.letsencrypt.org 443 -w2")], ["nc -vz"]),
+    ("en", "conceptual", "howto", "how to put my ssh public key on a remote server so I can log in without a password",
+     [(LC + "ssh-copy-id.md", "1、把本地的ssh公钥文件安装到远程主机", "ssh-copy-id -i ~/.ssh/id_rsa.pub user@server")], ["ssh-copy-id"]),
+    # ---------------- lookups ----------------
+    ("en", "exact", "lookup", "Which signal is the only one a process cannot ignore?",
+     [(LC + "kill.md", "只有第9种信号(SIGKILL)才可以无条件终止进程")], ["SIGKILL"]),
+    ("en", "exact", "lookup", "How many commands does bash keep in its history by default (HISTSIZE)?",
+     [(LC + "history.md", "环境变量`HISTSIZE`决定了")], ["1000"]),
+    ("en", "exact", "lookup", "What ServerAliveInterval does the ssh config tip suggest?",
+     [(AE, "ServerAliveInterval=15"), (AZ, "ServerAliveInterval=15")], ["ServerAliveInterval=15"]),
+    ("en", "exact", "lookup", "How large is the command-line limit behind 'Argument list too long'?",
+     [(AE, "- Know about the [128K limit]"), (AZ, "- 了解命令行的 [128K 限制]")], ["128K"]),
+    # ---------------- comparisons (gold[i] is side i) ----------------
+    ("en", "conceptual", "comparison", "git stash apply vs git stash pop?",
+     [(GT + "stashing.md", "## Apply any stash without deleting", "git stash apply <stash@{n}>"),
+      (GT + "stashing.md", "## Apply last stashed state and delete it", "git stash pop")],
+     ["without deleting from the stashed list", "delete it from stashed list"]),
+    ("en", "conceptual", "comparison", "What's the difference between tail -f and tail -F?",
+     [(LC + "tail.md", "tail -f mail.log"), (LC + "tail.md", "tail -F mail.log")], ["--follow=descriptor", "--follow=name --retry"]),
+    ("en", "conceptual", "comparison", "Should I undo a commit with git revert or git reset? How do they differ?",
+     [(GT + "undoing-changes.md", "## Revert: Undo a commit by creating a new commit", "git revert <commit-ish>"),
+      (GT + "undoing-changes.md", "## Reset: Discard commits, advised for private branch", "git reset <commit-ish>")],
+     ["creating a new commit", "Discard commits"]),
+    ("en", "conceptual", "comparison", "git diff vs git diff --cached vs git diff HEAD",
+     [(GT + "log-and-history.md", "## Unstaged changes since last commit", "git diff"),
+      (GT + "log-and-history.md", "## Changes staged for commit", "git diff --staged"),
+      (GT + "log-and-history.md", "## Show both staged and unstaged changes", "git diff HEAD")],
+     ["Unstaged changes since last commit", "Changes staged for commit", "Show both staged and unstaged changes"]),
+    ("en", "conceptual", "comparison", "sudo or su: what is the difference?",
+     [(AE, "- For running a command as another user, use `sudo`."), (AE, "- For switching the shell to another user")],
+     ["Defaults to running as root", "su - username"]),
+    # ---------------- which pages mention / which page covers ----------------
+    ("en", "file_discovery", "mention", "Which pages mention ncdu?",
+     [(AE, "[`ncdu`]"), (AZ, "[`ncdu`]")], [[AE, AZ]]),
+    ("en", "file_discovery", "mention", "Which pages mention --force-with-lease?",
+     [(GT + "basic-operations.md", "git push --force-with-lease")], [GT + "basic-operations.md"]),
+    ("en", "file_discovery", "mention", "which pages talk about the reflog?",
+     [(GT + "log-and-history.md", "git rev-list --walk-reflogs --all"), (GT + "log-and-history.md", "git reflog")],
+     [GT + "log-and-history.md"]),
+    ("en", "file_discovery", "file", "Which page has the git stash tips?", [(GT + "stashing.md", 1)], [GT + "stashing.md"]),
+    ("en", "file_discovery", "file", "Where are the tmux key bindings documented?", [(LC + "tmux.md", 1)], [LC + "tmux.md"]),
+    ("en", "file_discovery", "file", "which file covers git remotes", [(GT + "remotes.md", 1)], [GT + "remotes.md"]),
+    # ---------------- unanswerable (plausible, on topic; checked with grep -ril) ----------------
+    ("en", "conceptual", "unanswerable", "How do I configure a git credential helper so it remembers my password?", [], []),
+    ("en", "conceptual", "unanswerable", "How do I track large binary files with Git LFS?", [], []),
+    ("en", "exact", "unanswerable", "How do I make new repositories start on a branch called main instead of master?", [], []),
+    ("en", "conceptual", "unanswerable", "How do I sign my git commits with an SSH key?", [], []),
+    ("en", "conceptual", "unanswerable", "How do I kill a tmux session by its name?", [], []),
+    ("en", "conceptual", "unanswerable", "How do I bring up all services with docker compose?", [], []),
+    ("en", "conceptual", "unanswerable", "How do I allow port 80 through ufw?", [], []),
+    ("en", "conceptual", "unanswerable", "How do I check GPU utilization on Linux?", [], []),
+    ("en", "conceptual", "unanswerable", "How do I temporarily disable SELinux?", [], []),
+    # ================= Chinese =================
+    # ---------------- 怎么做：linux-command ----------------
+    ("zh", "conceptual", "howto", "怎么把一个目录打包并用 gzip 压缩？",
+     [(LC + "tar.md", "将 `/home/vivek/bin/` 目录打包", "tar -zcvf /tmp/bin-backup.tar.gz"),
+      (LC + "tar.md", "打包并压缩： tar -zcvf"), (LC + "tar.md", "tar -zcvf log.tar.gz log2012.log")], ["tar -zcvf"]),
+    ("zh", "conceptual", "howto", "找出当前目录里超过 10KB 的文件",
+     [(LC + "find.md", "搜索大于10KB的文件", "find . -type f -size +10k")], ["find . -type f -size +10k"]),
+    ("zh", "conceptual", "howto", "find 批量删掉 txt 文件怎么写？",
+     [(LC + "find.md", "删除当前目录下所有.txt文件", 'find . -type f -name "*.txt" -delete')],
+     ['find . -type f -name "*.txt" -delete']),
+    ("zh", "conceptual", "howto", "断开 SSH 以后程序还要继续跑，输出写到日志文件里，怎么启动？",
+     [(LC + "nohup.md", "nohup command > myout.file 2>&1 &"),
+      (LC + "nohup.md", "自定义输出文件", "nohup python main.py >> main.log 2>&1 &")],
+     [["nohup command > myout.file 2>&1 &", "nohup python main.py >> main.log 2>&1 &"]]),
+    ("zh", "conceptual", "howto", "系统崩溃重启了，怎么看上一次启动时的日志？",
+     [(LC + "journalctl.md", "- `journalctl -b -1`")], ["journalctl -b -1"]),
+    ("zh", "conceptual", "howto", "journalctl 只看错误级别的日志",
+     [(LC + "journalctl.md", "只显示错误、冲突和重要告警信息", "journalctl -p err..alert")], ["journalctl -p err..alert"]),
+    ("zh", "conceptual", "howto", "crontab 里每天晚上九点半执行一次怎么写？",
+     [(LC + "crontab.md", "每晚的21:30重启smb", "30 21 * * * /etc/init.d/smb restart")], ["30 21 * * *"]),
+    ("zh", "conceptual", "howto", "让 nginx 开机自动启动",
+     [(LC + "systemctl.md", "# 设置nginx开机自启", "systemctl enable nginx")], ["systemctl enable nginx"]),
+    ("zh", "conceptual", "howto", "怎么列出所有启动失败的服务？",
+     [(LC + "systemctl.md", "# 查看失败的服务", "systemctl --failed")], ["systemctl --failed"]),
+    ("zh", "conceptual", "howto", "把用户加到一个附加组里，又不让他离开原来的组",
+     [(LC + "usermod.md", "增加用户到用户组中", "`-a` 参数表示附加")], ["usermod -aG"]),
+    ("zh", "conceptual", "howto", "先把某个账号锁住，不让它登录",
+     [(LC + "usermod.md", "锁定账号newuser1", "usermod -L newuser1")], ["usermod -L"]),
+    ("zh", "conceptual", "howto", "怎么用 dd 测磁盘的写入速度？",
+     [(LC + "dd.md", "**测试磁盘写入速度**", "oflag=direct")], ["dd if=/dev/zero of=/tmp/testfile bs=1G count=1 oflag=direct"]),
+    ("zh", "conceptual", "howto", "shell 里输出昨天的日期",
+     [(LC + "date.md", "# 输出昨天日期：", 'date -d "1 day ago"')], ['date -d "1 day ago" +"%Y-%m-%d"']),
+    ("zh", "conceptual", "howto", "一个大文件怎么按每份 10KB 切开？",
+     [(LC + "split.md", "使用split命令将上面创建的date.file文件分割成", "split -b 10k date.file"),
+      (LC + "split.md", "文件被分割成多个带有字母的后缀文件", "split -b 10k date.file -d -a 3 split_file")], ["split -b 10k"]),
+    ("zh", "conceptual", "howto", "永久修改主机名，不重启",
+     [(LC + "hostnamectl.md", "改变主机名", "sudo hostnamectl set-hostname newname")], ["hostnamectl set-hostname"]),
+    ("zh", "conceptual", "howto", "7z 压缩包解压到指定目录",
+     [(LC + "7z.md", "将压缩文件 text.7z 在指定目录", "7z x text.7z -r -o/home/text")], ["7z x text.7z -r -o/home/text"]),
+    ("zh", "conceptual", "howto", "怎样创建一个带密码的 zip 压缩包？",
+     [(LC + "zip.md", "创建密码保护的 zip 文件", "zip -e secure.zip file.txt")], ["zip -e"]),
+    ("zh", "conceptual", "howto", "tree 显示目录结构时怎么忽略 node_modules？",
+     [(LC + "tree.md", "tree -I node_modules")], ["tree -I node_modules"]),
+    ("zh", "conceptual", "howto", "进程按内存占用从高到低排序",
+     [(LC + "ps.md", "ps aux | sort -rnk 4")], ["ps aux | sort -rnk 4"]),
+    ("zh", "conceptual", "howto", "文件里重复的行各有多少条？",
+     [(LC + "uniq.md", "统计各行在文件中出现的次数", "sort file.txt | uniq -c"),
+      (AZ, "egrep -o 'acct_id=[0-9]+' access.log"), (AE, "egrep -o 'acct_id=[0-9]+' access.log")], ["uniq -c"]),
+    ("zh", "conceptual", "howto", "tmux 左右分屏",
+     [(LC + "tmux.md", "将当前面板平分为左右两块"), (LC + "tmux.md", "ctrl+b %")], [["ctrl+b %", "将当前面板平分为左右两块"]]),
+    ("zh", "conceptual", "howto", "时区改成 UTC",
+     [(LC + "timedatectl.md", "将本地时区设置为协调世界时", "timedatectl set-timezone UTC")], ["timedatectl set-timezone UTC"]),
+    # ---------------- 怎么做：命令行的艺术（README-zh.md，英文原文为孪生页） ----------------
+    ("zh", "conceptual", "howto", "Bash 里怎么回到上一个工作目录？",
+     [(AZ, "- 回到前一个工作路径：`cd -`。"), (AE, "- To go back to the previous working directory: `cd -`.")], ["cd -"]),
+    ("zh", "conceptual", "howto", "怎么把标准输出和标准错误一起重定向到文件？",
+     [(AZ, "- 在 Bash 中，同时重定向标准输出和标准错误"), (AE, "- In Bash, redirect both standard output and standard error")],
+     [["2>&1", "&>logfile"]]),
+    ("zh", "conceptual", "howto", "ssh 连接老是自动断开，~/.ssh/config 里可以加什么？",
+     [(AZ, "- 对 ssh 设置做一些小优化", "ControlPersist yes"), (AE, "- It can be useful to make a few optimizations to your ssh", "ControlPersist yes")],
+     ["ServerAliveInterval=15"]),
+    ("zh", "conceptual", "howto", "看八进制的文件权限",
+     [(AZ, "- 获取八进制形式的文件访问权限", "stat -c '%A %a %n' /etc/timezone"),
+      (AE, "- To get the permissions on a file in octal form", "stat -c '%A %a %n' /etc/timezone")], ["stat -c '%A %a %n'"]),
+    # ---------------- 怎么做：git-tips（英文页面，用中文提问） ----------------
+    ("zh", "conceptual", "howto", "git 怎么只暂存文件里的一部分修改？",
+     [(GT + "basic-operations.md", "## Stage parts of a changed file", "git add -p")], ["git add -p"]),
+    ("zh", "conceptual", "howto", "如何删除远程分支？",
+     [(GT + "basic-operations.md", "## Delete remote branch", "git branch -dr <remote/branch>")],
+     [["git push origin --delete", "git push origin :<remote_branchname>"]]),
+    ("zh", "conceptual", "howto", "清空所有 stash",
+     [(GT + "stashing.md", "## Delete all stored stashes", "git stash clear")], ["git stash clear"]),
+    # ---------------- 查值 ----------------
+    ("zh", "exact", "lookup", "HISTSIZE 默认保存多少条历史命令？",
+     [(LC + "history.md", "环境变量`HISTSIZE`决定了")], ["1000"]),
+    ("zh", "exact", "lookup", "SIGKILL 是几号信号？",
+     [(LC + "kill.md", "只有第9种信号(SIGKILL)"), (LC + "kill.md", "KILL    9    强制终止")], [["KILL 9", "第9种信号"]]),
+    ("zh", "exact", "lookup", "useradd 指定 UID 时建议大于多少？",
+     [(LC + "useradd.md", "设定ID值时尽量要大于500")], ["500"]),
+    # ---------------- 比较 ----------------
+    ("zh", "conceptual", "comparison", "硬链接和软链接分别怎么创建？",
+     [(LC + "ln.md", "**创建软链接**", "ln -s /usr/mengqc/mub1 /usr/liu/abc"), (LC + "ln.md", "**创建硬链接**", "ln log2022.log ln2022")],
+     ["ln -s", "ln log2022.log ln2022"]),
+    ("zh", "conceptual", "comparison", "uniq 和 sort -u 去重有什么不同？",
+     [(LC + "uniq.md", "`uniq`只检测邻近的行是否重复"),
+      (LC + "sort.md", "忽略相同行使用`-u`选项或者`uniq`", "[root@mail text]# sort -u sort.txt")],
+     ["只检测邻近的行是否重复", "sort -u"]),
+    ("zh", "conceptual", "comparison", "firewall-cmd --reload 和 --complete-reload 的区别",
+     [(LC + "firewall-cmd.md", "firewall-cmd --reload # 更新防火墙规则", "# 两者的区别就是"),
+      (LC + "firewall-cmd.md", "firewall-cmd --complete-reload", "# 两者的区别就是")],
+     ["firewall-cmd --reload", "需要断开连接"]),
+    ("zh", "conceptual", "comparison", "journalctl -b -0 和 -b -1 有什么区别？",
+     [(LC + "journalctl.md", "- `journalctl -b -0`"), (LC + "journalctl.md", "- `journalctl -b -1`")],
+     ["显示本次启动的信息", "显示上次启动的信息"]),
+    ("zh", "conceptual", "comparison", "git stash 和 git stash -u 有什么不同？",
+     [(GT + "stashing.md", "## Saving current state of tracked files without committing", "git stash push"),
+      (GT + "stashing.md", "## Saving current state including untracked files", "git stash -u")],
+     ["Saving current state of tracked files", "including untracked files"]),
+    # ---------------- 哪些页面提到 / 哪个页面讲 ----------------
+    ("zh", "file_discovery", "mention", "哪些命令页提到了 HISTSIZE？",
+     [(LC + "history.md", "HISTSIZE"), (LC + "export.md", "HISTSIZE"), (LC + "env.md", "HISTSIZE")],
+     [LC + "history.md", LC + "export.md", LC + "env.md"]),
+    ("zh", "file_discovery", "mention", "哪些页面提到了 /etc/rsyncd.conf？",
+     [(LC + "rsync.md", "/etc/rsyncd.conf")], [LC + "rsync.md"]),
+    ("zh", "file_discovery", "mention", "哪些文档提到 nohup.out 文件？",
+     [(LC + "nohup.md", "nohup.out")], [LC + "nohup.md"]),
+    ("zh", "file_discovery", "file", "crontab 的时间格式在哪个文件里讲？", [(LC + "crontab.md", 1)], [LC + "crontab.md"]),
+    ("zh", "file_discovery", "file", "git 子模块和 subtree 的技巧在哪个页面？",
+     [(GT + "submodules-and-subtrees.md", 1)], [GT + "submodules-and-subtrees.md"]),
+    ("zh", "file_discovery", "file", "《命令行的艺术》中文版是哪个文件？", [(AZ, "# 命令行的艺术")], [AZ]),
+    # ---------------- 无答案（语料里没有；grep -ril 已核对） ----------------
+    ("zh", "conceptual", "unanswerable", "git 怎么配置凭据助手记住密码？", [], []),
+    ("zh", "conceptual", "unanswerable", "如何用 ufw 开放 80 端口？", [], []),
+    ("zh", "conceptual", "unanswerable", "怎么查看显卡 GPU 的使用率？", [], []),
+    ("zh", "conceptual", "unanswerable", "crontab 怎么做到每 30 秒执行一次？", [], []),
+    ("zh", "conceptual", "unanswerable", "如何用 docker compose 一次启动多个容器？", [], []),
+    ("zh", "conceptual", "unanswerable", "怎么临时关闭 SELinux？", [], []),
+    ("zh", "conceptual", "unanswerable", "Kubernetes 里怎么查看 Pod 的日志？", [], []),
+    ("zh", "conceptual", "unanswerable", "nginx 反向代理怎么配置？", [], []),
+    ("zh", "conceptual", "unanswerable", "如何修改 MySQL 的 root 密码？", [], []),
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS))
+    a = ap.parse_args()
+    build(Path(a.corpus), "ch", Q, HERE / "cheats.jsonl")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
