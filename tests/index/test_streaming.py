@@ -248,3 +248,20 @@ def test_ctrl_c_in_the_vector_phase_keeps_every_committed_batch(sample_kb: Path)
     assert _vector_count(sample_kb) == chunks - pending  # stored == recorded: the lock was released too
     rep = build_index(s)
     assert rep.chunks_embedded == pending and _vector_count(sample_kb) == chunks
+
+
+def test_check_mode_reports_chunks_without_vectors(sample_kb: Path) -> None:
+    from typer.testing import CliRunner
+
+    from kb_agent.cli import app
+
+    s = hash_settings(sample_kb)
+    rep = build_index(s, should_pause=lambda: True)
+    check = build_index(s, check=True)
+    assert not check.stale and check.chunks_pending == rep.chunks_pending > 0
+    env = {"KB_EMBEDDING_PROVIDER": "hash"}
+    res = CliRunner().invoke(app, ["index", "--check", "--kb", str(sample_kb)], env=env)
+    assert res.exit_code == 3 and "chunks have no vector yet" in res.output, res.output
+    build_index(s)
+    res = CliRunner().invoke(app, ["index", "--check", "--kb", str(sample_kb)], env=env)
+    assert res.exit_code == 0 and "index is fresh" in res.output, res.output
