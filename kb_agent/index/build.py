@@ -315,7 +315,8 @@ def _run(
         def on_batch(done: int, total: int) -> None:
             notify(IndexProgress("embed", total_files, total_files, done, chunks_total=total))
 
-        embedded, left = embed_pending(cat, store, embedder, batch=settings.embedding_batch_size, on_batch=on_batch, should_pause=should_pause)
+        first = (*indexed, *updated) if paths is not None else ()  # a watch update's own files before any backlog
+        embedded, left = embed_pending(cat, store, embedder, batch=settings.embedding_batch_size, on_batch=on_batch, should_pause=should_pause, first=first)
         if not left:
             cat.set_meta("built_at", str(time.time()))
             cat.conn.commit()

@@ -54,6 +54,7 @@ def embed_pending(
     batch: int,
     on_batch: Callable[[int, int], None] | None = None,
     should_pause: Callable[[], bool] | None = None,
+    first: Sequence[str] = (),
 ) -> tuple[int, int]:
     """Embed pending chunks until none is left or `should_pause()` says to stop between batches.
 
@@ -64,14 +65,20 @@ def embed_pending(
         batch: texts per model call (and per commit).
         on_batch: called after each commit with (chunks embedded so far, pending at the start).
         should_pause: checked before each batch (e.g. new file events in watch mode).
+        first: paths whose chunks go first (the files a watch update just wrote: a save is
+            searchable by meaning without waiting for an earlier backlog).
 
     Returns:
         (chunks embedded by the model, chunks still pending).
     """
     total = cat.pending_count()
     embedded = done = 0
+    priority = list(first)
     while True:
-        rows = cat.pending_rows(batch * WINDOW_BATCHES)
+        rows = cat.pending_rows(batch * WINDOW_BATCHES, priority) if priority else []
+        if not rows:
+            priority = []
+            rows = cat.pending_rows(batch * WINDOW_BATCHES)
         if not rows:
             return embedded, 0
         for s in range(0, len(rows), batch):

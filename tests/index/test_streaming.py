@@ -265,3 +265,23 @@ def test_check_mode_reports_chunks_without_vectors(sample_kb: Path) -> None:
     build_index(s)
     res = CliRunner().invoke(app, ["index", "--check", "--kb", str(sample_kb)], env=env)
     assert res.exit_code == 0 and "index is fresh" in res.output, res.output
+
+
+def test_an_update_embeds_its_own_files_before_the_backlog(sample_kb: Path) -> None:
+    from kb_agent.index.build import update_index
+
+    s = hash_settings(sample_kb)
+    build_index(s, should_pause=lambda: True)  # every chunk pending: a long first embedding in progress
+    last = "zh/术语表.md"  # last in KB order
+    (sample_kb / last).write_text((sample_kb / last).read_text(encoding="utf-8") + "\n## 新词\n\n斑马测试词。\n", encoding="utf-8")
+    batches = iter(range(1))
+    rep = update_index(s, [last], should_pause=lambda: next(batches, None) is None)  # one batch, then new events
+    assert rep.updated == (last,) and rep.chunks_pending > 0
+    r = IndexReader.open(s, sample_kb)
+    try:
+        assert r.catalog is not None
+        ids = r.catalog.chunk_ids(last)
+        assert ids and not r.catalog.pending_among(ids) and r.store.existing(ids) == set(ids)
+        assert r.catalog.pending_among(r.catalog.chunk_ids("README.md"))  # the backlog waits
+    finally:
+        r.close()
