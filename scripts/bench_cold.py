@@ -116,9 +116,10 @@ def prepare_kb(args: argparse.Namespace, env: dict[str, str]) -> Path:
             shutil.copytree(REPO / "sample_kb", root, ignore=shutil.ignore_patterns(".kb", "chat.sqlite*", "audit.jsonl", "chat_history"))
     check = subprocess.run([*kb_argv(), "index", "--kb", str(root), "--check"], env=env, capture_output=True, text=True, check=False)
     if check.returncode != 0:
-        log(f"indexing {root} with {args.embedder} (once; kept for later runs)")
+        rebuild = ["--rebuild"] if "kb index --rebuild" in check.stdout + check.stderr else []  # built by another kb version
+        log(f"indexing {root} with {args.embedder} {' '.join(rebuild)} (once; kept for later runs)")
         t0 = time.perf_counter()
-        subprocess.run([*kb_argv(), "index", "--kb", str(root)], env=env, check=True)
+        subprocess.run([*kb_argv(), "index", "--kb", str(root), *rebuild], env=env, check=True)
         log(f"indexed in {time.perf_counter() - t0:.1f} s")
     return root
 
