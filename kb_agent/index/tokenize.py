@@ -182,5 +182,8 @@ def matching_terms(terms: Iterable[str], text: str) -> set[str]:
 
 def is_dictionary_word(term: str) -> bool:
     """A CJK term jieba's dictionary knows (not one its HMM guessed from unknown characters)."""
-    _cut_cjk("一")  # imports jieba and loads its dictionary
-    return bool(_jieba.dt.FREQ.get(term))
+    if not term:
+        return False
+    seg = _segmenter()
+    seg.prepare(term)  # the dictionary's entries starting like the term
+    return bool(seg.tokenizer.FREQ.get(term))

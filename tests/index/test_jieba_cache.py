@@ -103,3 +103,11 @@ def test_threads_cutting_at_once_get_jiebas_cuts(tmp_path: Path, monkeypatch: py
     with cf.ThreadPoolExecutor(8) as pool:
         got = list(pool.map(cut, runs))
     assert got == [list(reference.cut_for_search(r)) for r in runs]  # type: ignore[attr-defined]
+
+
+def test_dictionary_words_are_jiebas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: object) -> None:
+    from kb_agent.index import tokenize as T
+
+    words = ["缓存", "过期时间", "中华人民共和国", "雍闿", "蟒鳗", "一", "发布流程", "开发模式", "zz"]
+    assert [T.is_dictionary_word(w) for w in words] == [bool(reference.FREQ.get(w)) for w in words]  # type: ignore[attr-defined]
+    assert T.is_dictionary_word("缓存") and not T.is_dictionary_word("")
