@@ -43,6 +43,11 @@ class Retriever:
         # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits
         self.passages = True
 
+    def refresh(self) -> bool:
+        """Pick up a newer index written by another process since this Retriever opened (cheap when
+        nothing changed: one SQLite read); see `IndexReader.refresh`. Returns True when it moved."""
+        return self.index.refresh()
+
     def grep(self, query: str, *, k: int = 10, filters: SearchFilters = NO_FILTERS, regex: bool = False) -> list[Evidence]:
         """Exact words, identifiers, config keys, ticket IDs, error codes, commands.
 
@@ -60,12 +65,12 @@ class Retriever:
         Embedding similarity over indexed chunks (Chroma). Needs the index.
         """
         from kb_agent.errors import VectorsUnavailable
-        from kb_agent.retrieval.vector import vector_search
+        from kb_agent.retrieval.vector import unavailable_notice, vector_search
 
         try:
             return vector_search(self, query, k=k, filters=filters)
         except VectorsUnavailable as e:
-            self.notice(f"{e.message}; using grep instead of vector search")
+            self.notice(unavailable_notice(e, "using grep instead of vector search"))
             return self.grep(query, k=k, filters=filters)
 
     def hybrid(self, query: str, *, k: int = 10, filters: SearchFilters = NO_FILTERS) -> list[Evidence]:
