@@ -56,24 +56,22 @@ def _prefer(new: Evidence, old: Evidence) -> bool:
 
 
 def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters()) -> list[Evidence]:
-    """Fuse grep and vector lists, then point each fused hit at its best lines (retrieval/windows.py)."""
-    depth = max(FUSE_DEPTH, k * 3)
-    from kb_agent.errors import InvalidQuery
+    """Fuse grep and vector lists with RRF, then rank passages (retrieval/rerank.py): each fused hit cut
+    to its best lines and the line windows of the top files, scored by words, meaning and fused rank."""
+    from kb_agent.errors import InvalidQuery, VectorsUnavailable
+    from kb_agent.retrieval.rerank import rank_passages
     from kb_agent.retrieval.vector import vector_search
-    from kb_agent.retrieval.windows import refine_hits
 
+    depth = max(FUSE_DEPTH, k * 3)
     try:
         grep_hits = r.grep(query, k=depth, filters=filters)
     except InvalidQuery:
         grep_hits = []  # e.g. only stopwords: meaning may still be found by vectors
-    from kb_agent.errors import VectorsUnavailable
-    from kb_agent.retrieval.vector import vector_search
-
     try:
         # whole chunks are fused (their overlap with grep passages decides what counts once); the
-        # fused hits are narrowed afterwards
+        # passages are cut afterwards
         vec_hits = vector_search(r, query, k=depth, filters=filters, narrow=False)
     except VectorsUnavailable as e:  # e.g. a read-only KB: the lexical list alone still answers
         r.notice(f"{e.message}; hybrid search is using grep only")
-        return refine_hits(r, query, rrf({"grep": grep_hits}, k))
-    return refine_hits(r, query, rrf({"grep": grep_hits, "vector": vec_hits}, k))
+        return rank_passages(r, query, rrf({"grep": grep_hits}, depth), [], k)
+    return rank_passages(r, query, rrf({"grep": grep_hits, "vector": vec_hits}, depth), vec_hits, k)

@@ -27,19 +27,22 @@ def kb_idf(terms: Iterable[str], df: Mapping[str, int], n_docs: int) -> dict[str
     return {t: bm25_idf(n_docs, df.get(t, 1)) for t in terms}
 
 
-def bm25_scores(passages: Sequence[Sequence[str]], query: Sequence[str], df: Mapping[str, int], n_docs: int) -> list[float]:
-    """Okapi BM25 (rank-bm25, k1=1.5, b=0.75) of tokenized `passages` for the tokenized `query`.
+def bm25_scores(passages: Sequence[Sequence[str]], query: Sequence[str], df: Mapping[str, int], n_docs: int, *, b: float = 0.75) -> list[float]:
+    """Okapi BM25 (rank-bm25, k1=1.5, b=0.75 unless given) of tokenized `passages` for the tokenized `query`.
 
     Term frequencies and lengths come from the passages; the IDF comes from the whole knowledge base
     (`df` over `n_docs` chunks), so a word common in the KB counts for little even when it is rare
     among the few passages scored. With no index (`n_docs` = 0) the passages are the statistics.
+
+    `b` = 0 turns off length normalisation: term frequencies still saturate, but a passage is not
+    preferred for being shorter than the others (retrieval/rerank.py compares windows of about one size).
 
     Returns:
         One score per passage, in order.
     """
     if not query or not passages:
         return [0.0] * len(passages)
-    bm25 = BM25Okapi([list(p) or ["\x00"] for p in passages])
+    bm25 = BM25Okapi([list(p) or ["\x00"] for p in passages], b=b)
     if n_docs > 0:
         stats, n = df, n_docs
     else:

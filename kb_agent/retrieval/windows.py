@@ -31,11 +31,6 @@ FOCUS_LINES = 4
 # heading words count for a window like this many body occurrences (a section titled with the
 # question's words is about it, but the body must still say it)
 HEADING_WEIGHT = 1
-# how many of the fused list's files have all their windows scored (the right file is in the top 5
-# far more often than the right lines are at rank 1)
-TOP_FILES = 5
-# Reciprocal Rank Fusion's k (Cormack et al. 2009), as in fusion.py
-RRF_K = 60
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -80,13 +75,13 @@ def spans(first: int, last: int) -> list[tuple[int, int]]:
     return out
 
 
-def score_windows(q: QueryTerms, docs: Sequence[Sequence[str]]) -> list[float]:
-    """BM25 of each window's tokens against the query, IDF from the whole KB."""
+def score_windows(q: QueryTerms, docs: Sequence[Sequence[str]], *, b: float = 0.75) -> list[float]:
+    """BM25 of each window's tokens against the query, IDF from the whole KB (`b`: length normalisation)."""
     from kb_agent.retrieval.lexical import bm25_scores
 
     if not q.terms or not docs:
         return [0.0] * len(docs)
-    return bm25_scores(docs, list(q.terms), q.df, q.n_docs)
+    return bm25_scores(docs, list(q.terms), q.df, q.n_docs, b=b)
 
 
 def snap(lines: Mapping[int, str], s: int, e: int) -> tuple[int, int]:
@@ -179,76 +174,6 @@ def narrow(q: QueryTerms, ev: Evidence) -> Evidence:
     return with_focus(q, out)
 
 
-def refine_hits(r: Retriever, query: str, hits: list[Evidence]) -> list[Evidence]:
-    """Point every hit at its best lines, and let the top files' windows re-rank the lines within each file.
-
-    The fused list (each long hit cut to its best window) and a BM25 ranking of the 20-line windows
-    of its first TOP_FILES long files are fused by RRF; a window overlapping a hit counts once (the
-    one with more query words is shown). The order of files and the number of positions each file
-    holds stay as the whole-KB tools decided; inside a file, its best fused passages take its
-    positions. Short files have no windows, so a KB of short passages keeps its hits as they were.
-    With `r.passages` False (the agent reads whole hits for their context) hits only gain focus lines.
-    """
-    if not hits:
-        return hits
-    q = query_terms(r, query)
-    if not q.terms:
-        return hits
-    if not getattr(r, "passages", True):
-        return [with_focus(q, ev) for ev in hits]
-    narrowed = [narrow(q, ev) for ev in hits]
-    paths = list(dict.fromkeys(ev.path for ev in hits))[:TOP_FILES]
-    windows = _file_windows(r, q, paths)
-    if not windows:
-        return narrowed
-    slots: list[_Slot] = []
-    for name, items in (("hits", narrowed), ("windows", windows)):
-        for rank, ev in enumerate(items, 1):
-            contrib = 1.0 / (RRF_K + rank)
-            slot = next((f for f in slots if f.ev.overlaps(ev) and name not in f.ranks), None)
-            if slot is None:
-                slots.append(_Slot(ev, contrib, {name: rank}, ev if name == "hits" else None))
-                continue
-            slot.score += contrib
-            slot.ranks[name] = rank
-            if slot.base is None and name == "hits":
-                slot.base = ev
-            if _lexical(q, ev) > _lexical(q, slot.ev):
-                slot.ev = ev
-    slots.sort(key=lambda f: -f.score)
-    queues: dict[str, list[_Slot]] = {}
-    for f in slots:
-        queues.setdefault(f.ev.path, []).append(f)
-    out: list[Evidence] = []
-    # each position keeps its file (the fused order across files stands); the file's best fused
-    # lines take its positions in turn
-    for ev in narrowed:
-        queue = queues.get(ev.path)
-        if not queue:
-            continue
-        f = queue.pop(0)
-        explain = dict(f.base.explain) if f.base is not None else {}
-        explain["window_ranks"] = f.ranks
-        if f.ev.location != ev.location:
-            explain["moved_from"] = ev.location
-        out.append(replace(f.ev, score=ev.score, tool=ev.tool, explain=explain))
-    return out
-
-
-@dataclass(slots=True)
-class _Slot:
-    """One fused position: the shown evidence, its RRF score, each list's rank, the hit it came from."""
-
-    ev: Evidence
-    score: float
-    ranks: dict[str, int]
-    base: Evidence | None
-
-
-def _lexical(q: QueryTerms, ev: Evidence) -> float:
-    return score_windows(q, [tokenize(ev.text) + tokenize(" ".join(ev.heading_path)) * HEADING_WEIGHT])[0]
-
-
 def _dedupe(cands: list[tuple[float, Evidence]]) -> list[tuple[float, Evidence]]:
     kept: list[tuple[float, Evidence]] = []
     for sc, ev in cands:
@@ -257,7 +182,7 @@ def _dedupe(cands: list[tuple[float, Evidence]]) -> list[tuple[float, Evidence]]
     return kept
 
 
-def _file_windows(r: Retriever, q: QueryTerms, paths: list[str]) -> list[Evidence]:
+def file_windows(r: Retriever, q: QueryTerms, paths: list[str]) -> list[Evidence]:
     """The windows of the given files that are longer than one window, best BM25 first,
     overlapping windows suppressed (a window is dropped when a better one overlaps it)."""
     cat = r.index.catalog
