@@ -65,8 +65,9 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
         return [with_focus(q, ev) for ev in fused[:k]]
     paths = list(dict.fromkeys(ev.path for ev in fused))
     top = paths[:TOP_FILES]
-    cands = [_Candidate(narrow(q, ev), base=ev) for ev in fused]
-    for ev in file_windows(r, q, top):
+    # focus lines are marked only on the passages that are returned
+    cands = [_Candidate(narrow(q, ev, focus=False), base=ev) for ev in fused]
+    for ev in file_windows(r, q, top, focus=False):
         cands.append(_Candidate(ev, base=next((h for h in fused if h.overlaps(ev)), None)))
 
     # no length normalisation: the candidates are windows and sections of about one size, and a short
@@ -98,7 +99,12 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
     from kb_agent.retrieval.grep import _crumbs, _headings_by_path
 
     heads = _headings_by_path(r, {c.ev.path for c in kept})
-    return [_result(c, _crumbs(heads[c.ev.path], (c.ev.focus or (c.ev.start_line,))[0]) if heads.get(c.ev.path) else c.ev.heading_path) for c in kept]
+    out = []
+    for c in kept:
+        c.ev = with_focus(q, c.ev)
+        line = c.ev.focus[0] if c.ev.focus else c.ev.start_line
+        out.append(_result(c, _crumbs(heads[c.ev.path], line) if heads.get(c.ev.path) else c.ev.heading_path))
+    return out
 
 
 def _result(c: _Candidate, crumbs: tuple[str, ...]) -> Evidence:

@@ -4,6 +4,7 @@ at the lines that answer, and mark the best few lines of every hit (`focus`) for
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from kb_agent.index.tokenize import tokenize
 from kb_agent.types import Evidence
 
 if TYPE_CHECKING:
+    from kb_agent.index.manifest import ChunkRow
     from kb_agent.retrieval.tools import Retriever
 
 # the passage size of the naive baseline the issue measured (rank-bm25 over 20-line windows, stride 10):
@@ -160,10 +162,10 @@ def with_focus(q: QueryTerms, ev: Evidence) -> Evidence:
     return replace(ev, focus=focus_lines(q, ev.text, ev.start_line), explain=ev.explain)
 
 
-def narrow(q: QueryTerms, ev: Evidence) -> Evidence:
-    """A long hit cut to its best window (with focus); a short one only gains its focus."""
+def narrow(q: QueryTerms, ev: Evidence, *, focus: bool = True) -> Evidence:
+    """A long hit cut to its best window; a short one kept whole. With `focus`, its focus lines are set."""
     if ev.end_line - ev.start_line + 1 <= NARROW_ABOVE_LINES:
-        return with_focus(q, ev)
+        return with_focus(q, ev) if focus else ev
     rows = ev.text.split("\n")
     lines = {ev.start_line + i: t for i, t in enumerate(rows)}
     a, b, sc = best_window(q, lines, ev.start_line, min(ev.end_line, ev.start_line + len(rows) - 1), ev.heading_path)
@@ -171,25 +173,17 @@ def narrow(q: QueryTerms, ev: Evidence) -> Evidence:
         a, b = snap(lines, ev.start_line, min(ev.start_line + WINDOW_LINES - 1, max(lines)))
     out = replace(ev, start_line=a, end_line=b, text=_text(lines, a, b), explain=ev.explain)
     out.explain["window"] = {"from": [ev.start_line, ev.end_line], "score": round(sc, 4)}
-    return with_focus(q, out)
+    return with_focus(q, out) if focus else out
 
 
-def _dedupe(cands: list[tuple[float, Evidence]]) -> list[tuple[float, Evidence]]:
-    kept: list[tuple[float, Evidence]] = []
-    for sc, ev in cands:
-        if not any(ev.overlaps(k) for _s, k in kept):
-            kept.append((sc, ev))
-    return kept
-
-
-def file_windows(r: Retriever, q: QueryTerms, paths: list[str]) -> list[Evidence]:
+def file_windows(r: Retriever, q: QueryTerms, paths: list[str], *, focus: bool = True) -> list[Evidence]:
     """The windows of the given files that are longer than one window, best BM25 first,
-    overlapping windows suppressed (a window is dropped when a better one overlaps it)."""
+    overlapping windows suppressed (a window is dropped when a better one overlaps it).
+    With `focus`, each window's focus lines are set."""
     cat = r.index.catalog
     if cat is None:
         return []
-    cands: list[tuple[float, Evidence]] = []
-    per_file: list[tuple[str, dict[int, str], Sequence[object]]] = []
+    per_file: list[tuple[str, dict[int, str], Sequence[ChunkRow]]] = []
     docs: list[list[str]] = []
     spans_all: list[tuple[int, int, int]] = []
     for path in paths:
@@ -201,24 +195,26 @@ def file_windows(r: Retriever, q: QueryTerms, paths: list[str]) -> list[Evidence
         if not lines or max(lines) - min(lines) + 1 <= NARROW_ABOVE_LINES:
             continue
         per_file.append((path, lines, rows))
+        # each line is tokenized once; the windows overlap (stride < size) and share its tokens
+        toks = {n: tokenize(t) for n, t in lines.items()}
         for a, b in spans(min(lines), max(lines)):
             spans_all.append((len(per_file) - 1, a, b))
-            docs.append(tokenize(_text(lines, a, b)))
+            docs.append([tok for n in range(a, b + 1) for tok in toks.get(n, ())])
     scores = score_windows(q, docs)
-    for (fi, a, b), sc in zip(spans_all, scores):
-        if sc <= 0.0:
-            continue
+    order = sorted((i for i, sc in enumerate(scores) if sc > 0.0), key=lambda i: -scores[i])
+    kept: list[Evidence] = []
+    for i in order:
+        fi, a, b = spans_all[i]
         path, flines, frows = per_file[fi]
         a, b = _cap(flines, *snap(flines, a, b))
-        ev = Evidence(path=path, start_line=a, end_line=b, text=_text(flines, a, b), score=round(sc, 4), tool="window", heading_path=_crumbs_at(frows, a))
-        cands.append((sc, ev))
-    cands.sort(key=lambda x: -x[0])
-    return [with_focus(q, ev) for _s, ev in _dedupe(cands)]
+        if any(k.path == path and k.start_line <= b and a <= k.end_line for k in kept):
+            continue
+        ev = Evidence(path=path, start_line=a, end_line=b, text=_text(flines, a, b), score=round(scores[i], 4), tool="window", heading_path=_crumbs_at(frows, a))
+        kept.append(with_focus(q, ev) if focus else ev)
+    return kept
 
 
-def _crumbs_at(rows: Sequence[object], line: int) -> tuple[str, ...]:
-    crumbs: tuple[str, ...] = ()
-    for row in rows:
-        if getattr(row, "start_line", 0) <= line:
-            crumbs = tuple(getattr(row, "heading_path", ()))
-    return crumbs
+def _crumbs_at(rows: Sequence[ChunkRow], line: int) -> tuple[str, ...]:
+    """The heading path of the last chunk starting at or before `line` (chunks are in file order)."""
+    i = bisect_right([row.start_line for row in rows], line)
+    return tuple(rows[i - 1].heading_path) if i else ()
