@@ -27,6 +27,9 @@ FUSED_WEIGHT = 1.0
 # the files whose every line window is a candidate (beside the fused hits themselves): the right file
 # is in the fused top 5 far more often than the right lines are at rank 1
 TOP_FILES = 5
+# the fused hits that are candidates: all of two 30-deep lists for `kb search`'s k=10; for a large k,
+# twice k (hits further down the fused list do not reach the top k, and each costs a BM25 pass)
+MIN_CANDIDATES = 60
 
 
 @dataclass(slots=True)
@@ -63,6 +66,7 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
         return fused[:k]
     if not getattr(r, "passages", True):
         return [with_focus(q, ev) for ev in fused[:k]]
+    fused = fused[: max(MIN_CANDIDATES, 2 * k)]
     paths = list(dict.fromkeys(ev.path for ev in fused))
     top = paths[:TOP_FILES]
     # focus lines are marked only on the passages that are returned
