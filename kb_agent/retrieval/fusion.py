@@ -59,12 +59,13 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
     """Fuse grep and vector lists with RRF, then rank passages (retrieval/rerank.py): each fused hit cut
     to its best lines and the line windows of the top files, scored by words, meaning and fused rank."""
     from kb_agent.errors import InvalidQuery, VectorsUnavailable
+    from kb_agent.retrieval.grep import grep_search
     from kb_agent.retrieval.rerank import rank_passages
     from kb_agent.retrieval.vector import vector_search
 
     depth = max(FUSE_DEPTH, k * 3)
     try:
-        grep_hits = r.grep(query, k=depth, filters=filters)
+        grep_hits = grep_search(r, query, k=depth, filters=filters, focus_crumbs=False)
     except InvalidQuery:
         grep_hits = []  # e.g. only stopwords: meaning may still be found by vectors
     try:
