@@ -37,14 +37,16 @@ class Retriever:
         self.root: Path = settings.kb_root()
         self.index: IndexReader = IndexReader.open(settings, self.root, require=require_index)
         self.notices: list[str] = []  # why results are degraded (e.g. vectors unavailable); the CLI prints them once
-        # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits
-        self.passages = True
         self._query_vectors: dict[str, list[float]] = {}
 
     def notice(self, text: str) -> None:
         """Record a degradation once; callers show `notices` on stderr, never in results."""
         if text not in self.notices:
             self.notices.append(text)
+        # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits.
+        # Set here as on main (not in __init__): the agent's Engine sets it to False only when it already
+        # exists, so the agent reads cut passages; see the ranking branch's report before moving it.
+        self.passages = True
 
     def query_vector(self, query: str) -> list[float]:
         """The query's embedding, computed once per query (hybrid search needs it for the vector list
