@@ -102,8 +102,8 @@ The quarantine switch is flipped with `kbctl quarantine on`.
 
 
 def test_grep_breadcrumb_names_the_section_of_the_focus_lines(tmp_path: Path) -> None:
-    # the ±10-line passage starts in Alpha, the matching line is in Beta: the breadcrumb says Beta for
-    # `kb search --tool grep`; the agent (whole passages) keeps the heading the passage starts under
+    # the ±10-line passage starts in Alpha, the matching line is in Beta: the breadcrumb says Beta;
+    # with whole hits (`passages` off) a passage keeps the heading it starts under
     root = tmp_path / "kb"
     root.mkdir()
     (root / "handbook.md").write_text(SECTIONS_MD, encoding="utf-8")
