@@ -71,7 +71,12 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
     top = paths[:TOP_FILES]
     # focus lines are marked only on the passages that are returned
     cands = [_Candidate(narrow(q, ev, focus=False), base=ev) for ev in fused]
-    for ev in file_windows(r, q, top, focus=False):
+    windows = file_windows(r, q, top, focus=False)
+    if not windows and all(c.ev is c.base for c in cands):
+        # no file offers a choice of passages (every hit is a short file or section, as in a KB of one
+        # paragraph per file): the whole-KB fusion's order stands
+        return [with_focus(q, ev) for ev in fused[:k]]
+    for ev in windows:
         cands.append(_Candidate(ev, base=next((h for h in fused if h.overlaps(ev)), None)))
 
     # no length normalisation: the candidates are windows and sections of about one size, and a short

@@ -125,9 +125,11 @@ def test_the_semantic_signal_orders_passages_the_words_cannot_tell_apart(kb: Pat
     b = replace(a, path="glossary.md")
     vector_list = [Evidence("glossary.md", 1, 5, TINY, 0.9, "vector"), Evidence("cluster.md", 1, 3, CLUSTER, 0.1, "vector")]
     monkeypatch.setattr(rerank, "_chunk_similarities", lambda *_a: {("glossary.md", 1, 5): 0.9, ("cluster.md", 1, 3): 0.1})
-    hits = rank_passages(r, "snapshot copy", [a, b], vector_list, k=2)
-    assert [h.path for h in hits] == ["glossary.md", "cluster.md"]
-    assert hits[0].explain["passage"]["semantic"] == 1.0 and hits[1].explain["passage"]["semantic"] == 0.0
+    # guide.md (a long file) makes this a choice among passages, not a KB of short files
+    hits = rank_passages(r, "snapshot copy", [a, b, _whole(kb, "guide.md", 0.03)], vector_list, k=10)
+    two = [h for h in hits if h.path in ("glossary.md", "cluster.md")]
+    assert [h.path for h in two] == ["glossary.md", "cluster.md"]
+    assert two[0].explain["passage"]["semantic"] == 1.0 and two[1].explain["passage"]["semantic"] == 0.0
 
 
 def test_hits_never_share_lines(r: Retriever) -> None:
@@ -167,3 +169,23 @@ def test_search_shows_the_answering_lines_under_their_breadcrumb(kb: Path) -> No
     assert head.split()[1].startswith("guide.md:L") and "Operations guide › Backups" in head, res.output
     assert any("tiup br backup full" in ln or "Take a snapshot" in ln for ln in snippet), res.output
     assert not any("# Operations guide" in ln for ln in snippet)  # never just the top of the file
+
+
+def test_a_kb_of_short_files_keeps_the_fused_order(tmp_path: Path) -> None:
+    # one paragraph per file (as the BEIR sets are): no file offers a choice of passages, so the
+    # hybrid order is RRF's, exactly
+    from kb_agent.retrieval.fusion import FUSE_DEPTH, rrf
+    from kb_agent.retrieval.grep import grep_search
+    from kb_agent.retrieval.vector import vector_search
+
+    root = tmp_path / "kb"
+    root.mkdir()
+    for i in range(12):
+        (root / f"p{i:02d}.md").write_text(f"# Note {i}\n\nThe snapshot {'copy ' * (i % 4)}of the cluster, take {i}.\n", encoding="utf-8")
+    build_index(hash_settings(root))
+    with Retriever(hash_settings(root)) as r:
+        fused = rrf({"grep": grep_search(r, QUESTION, k=FUSE_DEPTH, focus_crumbs=False),
+                     "vector": vector_search(r, QUESTION, k=FUSE_DEPTH, narrow=False)}, FUSE_DEPTH)
+        hits = r.hybrid(QUESTION, k=8)
+    assert [h.location for h in hits] == [ev.location for ev in fused[:8]]
+    assert all("passage" not in h.explain for h in hits)
