@@ -24,3 +24,27 @@ def test_chinese_goes_through_jieba_mixed_with_latin() -> None:
 def test_estimate_tokens_counts_cjk_per_char() -> None:
     assert estimate_tokens("缓存过期") >= 4
     assert estimate_tokens("") == 1
+
+
+def test_tokenize_is_safe_across_threads() -> None:
+    # the agent runs plan steps in a thread pool and each tokenizes; a shared stemmer raced
+    # ("string index out of range") and dropped a step
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kb_agent.index import tokenize as T
+
+    from itertools import product
+
+    syllables = ("ra", "ti", "on", "ge", "ne", "al", "iz", "op", "er", "ful")
+    words = ["".join(p) + end for p in product(syllables, repeat=3) for end in ("ational", "izations", "fulness")]
+    expected = [T.tokenize(w) for w in words[:8]]
+    T._stem.cache_clear()
+    T._word_tokens.cache_clear()
+
+    def run(chunk: list[str]) -> list[list[str]]:
+        return [T.tokenize(w) for w in chunk]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        out = [tok for part in pool.map(run, [words[i::8] for i in range(8)]) for tok in part]
+    assert len(out) == len(words)
+    assert [T.tokenize(w) for w in words[:8]] == expected

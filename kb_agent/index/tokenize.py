@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -50,11 +51,18 @@ def _cut_cjk(run: str) -> tuple[str, ...]:
     return tuple(w for w in _jieba.cut_for_search(run) if w.strip())
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import snowballstemmer
+_local = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer() -> Any:
+    # one stemmer per thread: a snowball stemmer keeps the word being stemmed in its own state, so two
+    # agent steps tokenizing at once in the thread pool corrupted each other ("string index out of range")
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 @lru_cache(maxsize=200_000)
