@@ -8,7 +8,7 @@ changes can be tried on the dev splits quickly; report final numbers with eval_a
 
     python scripts/eval_spans.py fastapi runbooks cheats zhdocs --split dev          # pooled per language
     python scripts/eval_spans.py cheats --split dev --show-misses                     # each miss with its top hits
-    python scripts/eval_spans.py zhdocs --split dev --set windows.TOP_FILES=8          # try a tuning constant
+    python scripts/eval_spans.py zhdocs --split dev --set rerank.TOP_FILES=8          # try a tuning constant
 
 `--set MODULE.NAME=VALUE` overrides a constant of `kb_agent.retrieval.MODULE` for this run (an experiment,
 never a result to report as the shipped behaviour). The KB copies and their indexes are the ones

@@ -193,6 +193,26 @@ def find_exact_terms(question: str) -> list[str]:
     return list(dict.fromkeys(ordered))[:MAX_EXACT_TERMS]
 
 
+_NAME_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z0-9][\w.\-/+]*[\w+]|(?<![\w.\-/])[A-Z]")
+
+
+def named_words(question: str) -> list[str]:
+    """Words the question writes as names: a capital after the first word (`Kafka`, `AWS Lambda`), a
+    capital inside (`FastAPI`, `gRPC`), a digit or identifier punctuation (`HTTP/3`, `cache.ttl`); any
+    Latin word of a Chinese question. Ordinary words (`bad`, `cost`) are not names even when rare."""
+    out = []
+    first = True
+    for m in _NAME_WORD.finditer(question):
+        w = m.group()
+        if not any(c.isalpha() for c in w):
+            continue  # a bare number is a value, not a name
+        inner = any(c.isupper() for c in w[1:]) or any(c.isdigit() or c in "._-/+" for c in w)
+        if inner or (w[0].isupper() and not first and w.lower() not in STOPWORDS) or has_cjk(question):
+            out.append(w)
+        first = False
+    return [w for w in dict.fromkeys(out) if len(w) > 1]
+
+
 def keywords_for(question: str, exact_terms: list[str]) -> list[str]:
     """Search keywords in surface form: exact terms first, then content words (CJK via jieba)."""
     words: list[str] = list(exact_terms)

@@ -204,4 +204,4 @@ def _index_weights(tools: Any) -> Any:
     if catalog is None:
         return None
     n_docs, _avg = catalog.bm25_stats()
-    return idf_weights(catalog.document_frequencies, n_docs)
+    return idf_weights(catalog.document_frequencies, n_docs, literal_files=getattr(tools, "literal_files", None))

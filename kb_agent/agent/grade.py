@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.analyzer import _FILLER
 from kb_agent.agent.state import GraderAction
-from kb_agent.index.tokenize import tokenize
+from kb_agent.index.tokenize import has_cjk, matching_terms, tokenize
 from kb_agent.retrieval.lexical import bm25_idf
 from kb_agent.types import Evidence
 
@@ -81,8 +81,8 @@ def item_features(
         unknown: question terms absent from the whole KB (a sign the question is about something else).
     """
     total = sum(weights.get(t, 1.0) for t in terms) or 1.0
-    body = set(tokenize(item.text))
-    meta = set(tokenize(" ".join((*item.heading_path, *item.questions, item.path.replace("/", " ")))))
+    body = matching_terms(terms, item.text)
+    meta = matching_terms(terms, " ".join((*item.heading_path, *item.questions, item.path.replace("/", " "))))
     coverage = sum(weights.get(t, 1.0) for t in terms if t in body or t in meta) / total
     heading = sum(weights.get(t, 1.0) for t in terms if t in meta) / total
     rank = int(item.explain.get("rank", position))
@@ -133,6 +133,9 @@ def deterministic_scores(
     return [score_features(item_features(terms, weights, exact_terms, it, i, unknown)) for i, it in enumerate(items)]
 
 
+# words every Chinese text uses: a KB without any of them has no Chinese, and a Chinese question's words
+# there say nothing about what the KB lacks (the answer is in another language, found by meaning)
+CHINESE_PROBES = ("的", "是", "在", "和", "了")
 # idf_weights marks a term the index has never seen by giving it exactly this weight
 UNKNOWN_TERM_WEIGHT = 4.0
 
@@ -178,15 +181,13 @@ def decide(
 
 def missing_keywords(keywords: Sequence[str], items: Sequence[Evidence]) -> list[str]:
     """Keywords (surface form) that no item mentions: what a REFINE step searches for."""
-    have: set[str] = set()
     text = " ".join(e.text.lower() for e in items)
-    for e in items:
-        have.update(tokenize(e.text))
-        have.update(tokenize(" ".join(e.heading_path)))
+    blob = " ".join(f"{e.text} {' '.join(e.heading_path)}" for e in items)
+    wanted = {kw: tokenize(kw) for kw in keywords}
+    got = matching_terms({t for toks in wanted.values() for t in toks}, blob)
     out = []
-    for kw in keywords:
-        toks = tokenize(kw)
-        if kw.lower() in text or (toks and all(t in have for t in toks)):
+    for kw, toks in wanted.items():
+        if kw.lower() in text or (toks and got >= set(toks)):
             continue
         out.append(kw)
     return out
@@ -199,19 +200,54 @@ def question_pool(items: Sequence[Evidence]) -> list[str]:
 
 
 
-def idf_weights(document_frequencies: Callable[[Iterable[str]], dict[str, int]], n_docs: int) -> TermWeights:
+def idf_weights(
+    document_frequencies: Callable[[Iterable[str]], dict[str, int]],
+    n_docs: int,
+    literal_files: Callable[[str], int] | None = None,
+) -> TermWeights:
     """Term weights from index statistics: BM25's IDF, so rare words count for more.
 
     A term the index has never seen gets UNKNOWN_TERM_WEIGHT (above any real IDF for KBs under
-    ~50k chunks): a question about something absent from the KB then scores low everywhere.
+    ~50k chunks): a question about something absent from the KB then scores low everywhere. A CJK
+    term the index never saw as a word but whose characters stand together in the KB's files is a
+    segmentation artefact of the question (jieba's "写测试前要先装" → "前要", "先装"): it weighs 0,
+    neither evidence of absence nor a word to match; so does every CJK term when the KB holds no
+    Chinese at all (a Chinese question about English pages).
+
+    Args:
+        document_frequencies: chunks holding each term, from the index.
+        n_docs: chunks in the index.
+        literal_files: files holding a string as written (ripgrep), to tell a CJK artefact from a
+            word the KB lacks; None treats every unseen term as absent.
     """
+
+    literal: dict[str, bool] = {}  # one rg per unseen CJK term per Engine (the files are the same)
+
+    def written(t: str) -> bool:
+        if literal_files is None:
+            return False
+        if t not in literal:
+            literal[t] = literal_files(t) > 0
+        return literal[t]
+
+    chinese: list[bool] = []  # does the KB hold Chinese text at all (asked once)
+
+    def kb_has_chinese() -> bool:
+        if not chinese:
+            chinese.append(any(document_frequencies(CHINESE_PROBES).values()))
+        return chinese[0]
 
     def weights(terms: Sequence[str]) -> dict[str, float]:
         df = document_frequencies(terms)
         n = max(n_docs, 1)
-        return {
-            t: UNKNOWN_TERM_WEIGHT if not df.get(t) else min(bm25_idf(n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
-            for t in terms
-        }
+        out: dict[str, float] = {}
+        for t in terms:
+            if df.get(t):
+                out[t] = min(bm25_idf(n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
+            elif has_cjk(t) and (not kb_has_chinese() or written(t)):
+                out[t] = 0.0
+            else:
+                out[t] = UNKNOWN_TERM_WEIGHT
+        return out
 
     return weights

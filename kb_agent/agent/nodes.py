@@ -12,7 +12,7 @@ from typing import Any
 from langgraph.types import Overwrite
 
 from kb_agent.agent import prompts
-from kb_agent.agent.analyzer import ROUTING_TABLE, analyze_question
+from kb_agent.agent.analyzer import ROUTING_TABLE, analyze_question, named_words
 from kb_agent.agent.citations import VerifiedAnswer, verify_answer, verify_model_answer
 from kb_agent.agent.condense import ask_of
 from kb_agent.agent.execute import EventSink, SearchTools, execute_plan
@@ -206,6 +206,7 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
         timeout_s=deps.step_timeout_s,
         missing=missing,
         safety_net=not state.get("tool_override"),
+        names=tuple(named_words(state["question"])),
     )
     steps = make_plan(req)
     if not steps:

@@ -31,6 +31,7 @@ class PlanRequest:
     timeout_s: float = STEP_TIMEOUT_S
     missing: tuple[str, ...] = ()  # set for REFINE: terms no kept passage covers
     safety_net: bool = True  # False when the user pinned one tool (`--tool`): plan only that tool
+    names: tuple[str, ...] = ()  # words the question writes as names (`Flask`, `AWS Lambda`), not exact terms
 
 
 def candidate_inputs(tool: str, req: PlanRequest) -> list[str]:
@@ -94,7 +95,8 @@ def make_plan(req: PlanRequest) -> list[PlanStep]:
             if add("grep", [term], f"find the missing term {term!r}") is None:
                 add("hybrid", [term, f"{req.question} {term}"], f"find the missing term {term!r}")
         if not steps:
-            tool: StepTool = routing[0] if routing and routing[0] in ("vector", "hybrid") else "hybrid"
+            # a different strategy than the one that came back weak: hybrid adds the lexical list to the vectors
+            tool: StepTool = "hybrid"
             gap = " ".join(req.missing)
             # the gap alone only when it is exact-looking: ordinary leftover words search with the question
             inputs = [gap, f"{req.question} {gap}"] if missing_exact else [f"{req.question} {gap}"]
@@ -130,13 +132,14 @@ def make_plan(req: PlanRequest) -> list[PlanStep]:
 
 def _add_safety_net(req: PlanRequest, steps: list[PlanStep], add: Callable[..., PlanStep | None]) -> None:
     """The plan must not depend on the query type being right: exact-looking terms (identifiers,
-    quoted strings, flags, paths, commands) always also get a grep step, and a plan with no search by
+    quoted strings, flags, paths, commands) and names (`Flask`, `Kafka`) always also get a grep step, and a plan with no search by
     meaning (a grep, files or related route) gets a hybrid step (grep-BM25 + vectors). A vector-routed
     plan already searches by meaning; hybrid stays its backup in the next round (DESIGN's routing table):
     running both at once let rank features of the hybrid list lift unrelated passages over the
     not-found line (sample_kb's not-found-datadog check with the default embedder)."""
     tools = {s.tool for s in steps}
-    if req.exact_terms and "grep" not in tools:
-        add("grep", [" ".join(req.exact_terms), *req.exact_terms], "grep for the exact terms the question names")
+    literal = [*req.exact_terms, *(n for n in req.names if n not in req.exact_terms)]
+    if literal and "grep" not in tools:
+        add("grep", [" ".join(literal), *literal], "grep for the exact terms and names the question writes")
     if not tools & {"hybrid", "vector"}:
         add("hybrid", [req.question, " ".join(req.keywords)], "hybrid search as a safety net for the route")

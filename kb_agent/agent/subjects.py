@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from kb_agent.agent.analyzer import comparison_subjects as _analyzer_subjects
-from kb_agent.index.tokenize import tokenize
+from kb_agent.index.tokenize import matching_terms, tokenize
 from kb_agent.types import Evidence
 
 # subject words that say nothing about which thing is meant
@@ -72,8 +72,7 @@ def covers(subject: str, texts: Iterable[str]) -> bool:
         return True
     need = len(terms) if len(terms) <= 2 else (len(terms) + 1) // 2
     for text in texts:
-        have = set(tokenize(text))
-        if sum(1 for t in terms if t in have) >= need:
+        if len(matching_terms(terms, text)) >= need:
             return True
     return False
 

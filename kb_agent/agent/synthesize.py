@@ -9,12 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
-from kb_agent.agent.grade import TermWeights, question_terms, uniform_weights
-from kb_agent.agent.language import Lang, language_variants, question_language, text_language, twin_key, twin_paths
+from kb_agent.agent.analyzer import named_words
+from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, question_terms, uniform_weights
+from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
 from kb_agent.corpus.chunking import weight
-from kb_agent.index.tokenize import tokenize
+from kb_agent.index.tokenize import has_cjk, is_dictionary_word, matching_terms, tokenize
 from kb_agent.types import Evidence
 
 # the synthesizer sees at most this many items (DESIGN)
@@ -27,7 +28,7 @@ MAX_ANSWER_CHARS = 1200
 # an answer usually lives on one page: a unit from another file must score this share of the best
 OTHER_FILE_RELATIVE_MIN = 0.8
 # one file may fill at most this many units (a comparison or a multi-file answer needs the room)
-MAX_UNITS_PER_FILE = 4
+MAX_UNITS_PER_FILE = 6
 # a unit is kept when it scores at least this share of the best unit
 UNIT_RELATIVE_MIN = 0.55
 # a unit holding code gets this much more for "how do I" questions: the command is the answer
@@ -43,6 +44,10 @@ CONTRAST_MAX = 2
 OTHER_LANGUAGE_FACTOR = 0.7
 NOT_IN_KB = "The knowledge base does not answer this question."
 
+# a changelog records that something changed ("Add external link: Kafka with FastAPI"), not how to do it: its
+# lines answer only questions about versions and changes
+_CHANGELOG = re.compile(r"(^|/)(change[-_ ]?log|changes|history|news|release[-_ ]?notes|releases)(\.[a-z-]+)?\.(md|markdown|mdx)$", re.I)
+_ASKS_CHANGES = re.compile(r"\b(version|release[sd]?|changelog|changed?|changes|added|deprecated|removed|since|upgrade)\b|版本|发布|更新|变更|弃用|新增", re.I)
 _HOW = re.compile(r"\bhow\s+(do|does|can|could|should|to|would)\b|\b(command|run|install|create|start|set ?up|configure)\b|怎么|如何|怎样|命令|运行|安装", re.I)
 
 
@@ -93,14 +98,23 @@ def rank_units(
     q_lang = question_language(question)
     best: dict[tuple[str, int, int], ScoredUnit] = {}
     lead_terms = [t for t in exact_terms if len(t) > 2] or [t for t in terms if len(t) > 3]
+    focus = focus_terms(question, term_weights, exact_terms)
+    changes_asked = bool(_ASKS_CHANGES.search(question)) or mention_target(question) is not None
     for item, grade in items:
+        if _CHANGELOG.search(item.path) and not changes_asked:
+            continue
         for unit in cache.units_in(item.path, item.start_line, item.end_line):
             if looks_like_injection(unit.search_text):
                 continue
             text = unit.search_text
+            if not unit.text and unit.heading_path:
+                # code with no sentence of its own is labelled by its heading ("## Stage parts of a file" + `git add -p`):
+                # the heading is its description
+                text = f"{unit.heading_path[-1]} {text}"
             body_cov = _coverage(terms, weights, text)
             cov = _coverage(terms, weights, text + " " + " ".join(unit.heading_path[-1:]))
-            exact = 0.15 if any(t.lower() in text.lower() for t in exact_terms) else 0.0
+            # the exact terms and rare names the question writes (`Flask` in "serve a Flask app")
+            exact = 0.15 if any(t.lower() in text.lower() for t in exact_terms) or matching_terms(focus, text + " " + " ".join(unit.heading_path)) else 0.0
             short = 0.1 if unit.size < 20 else 0.0
             # a unit that opens with what the question names is about it, not just mentioning it
             lead = LEAD_BONUS if any(t.lower() in text[:LEAD_CHARS].lower() for t in lead_terms) else 0.0
@@ -127,16 +141,17 @@ def fold_translations(ranked: list[ScoredUnit], q_lang: Lang, cache: UnitCache) 
     for the twin's unit with the same code when the question's language has it, dropped when that
     twin already supplies units and it adds no code, and kept otherwise."""
     paths = list(dict.fromkeys(s.unit.path for s in ranked))
-    present = {p for p in paths if twin_key(p)[1] == q_lang}
+    langs = {p: page_language(p, cache.exists) for p in paths}
+    present = {p for p in paths if langs[p] == q_lang}
     out: list[ScoredUnit] = []
     seen: set[tuple[str, int, int]] = set()
     for s in ranked:
         u = s.unit
-        _key, lang = twin_key(u.path)
+        lang = langs[u.path]
         if lang is None or lang == q_lang:
             out.append(s)
             continue
-        twins = twin_paths(u.path, q_lang, paths) or [p for p in language_variants(u.path, q_lang) if cache.exists(p)]
+        twins = twin_paths(u.path, q_lang, paths, cache.exists) or [p for p in language_variants(u.path, q_lang) if cache.exists(p)]
         if not twins:
             out.append(s)
             continue
@@ -195,12 +210,22 @@ def extractive_answer(
     ranked = fold_translations(ranked, q_lang, cache)
     target = mention_target(question)
     if target:
-        chosen = _fold_files(_choose_mentions(ranked, target, _mention_lines(items, cache, target, ranked)), q_lang)
+        chosen = _fold_files(_choose_mentions(ranked, target, _mention_lines(items, cache, target, ranked)), q_lang, cache)
     else:
-        chosen = _choose(ranked, subjects, question_terms(question))
+        focus = [] if subjects else focus_terms(question, term_weights, exact_terms)
+        if focus:  # the answer is about the thing the question names: units that name it, when there are any
+            ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text)] or ranked
+        chosen = _complete_intros(_choose(ranked, subjects, question_terms(question)), cache)
     if not chosen:
         return Draft("", (), 0.0)
-    missing = tuple(uncovered(subjects, [_home(s.unit) + " " + s.unit.search_text for s in chosen])) if subjects else ()
+    shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
+    if subjects:
+        missing = tuple(uncovered(subjects, shown))
+    elif not target:
+        units_text = [s.unit.search_text for s in chosen]
+        missing = focus_gap(question, shown, term_weights, exact_terms) or amount_gap(question, units_text)
+    else:
+        missing = ()
     sources: list[SourceRef] = []
     lines: list[str] = []
     for n, s in enumerate(chosen, 1):
@@ -213,6 +238,74 @@ def extractive_answer(
     top_cov = max(s.body_cov for s in chosen)
     confidence = round(min(1.0, 0.5 * max(g for _e, g in items) + 0.5 * min(1.0, top_cov)), 3)
     return Draft("\n".join(lines), tuple(sources), confidence, missing)
+
+
+# a question term at least this rare (BM25 IDF; 3.0 ≈ in under 5 % of chunks) that the question writes as a
+# name (`Kafka`, `HTTP/3`, `cache.ttl_seconds`) says what the question is about: an answer none of whose
+# units (text, headings, path) holds any such term is about something else. Ordinary words do not count,
+# however rare ("bad", "cost", 关掉): a question may word them differently from the documents.
+FOCUS_MIN_WEIGHT = 3.0
+
+
+# a Chinese dictionary word this long is a term of art (反向代理, 负载均衡), named as a name is in English;
+# shorter ones are everyday words a question may put differently (关掉 for 关闭)
+CJK_NAME_MIN_CHARS = 3
+
+
+def question_names(question: str, exact_terms: Sequence[str] = ()) -> list[str]:
+    """What the question names: its names and exact terms as written, and its long Chinese dictionary words."""
+    cjk = [t for t in question_terms(question) if has_cjk(t) and len(t) >= CJK_NAME_MIN_CHARS and is_dictionary_word(t)]
+    return list(dict.fromkeys((*exact_terms, *named_words(question), *cjk)))
+
+
+def focus_terms(question: str, term_weights: TermWeights, exact_terms: Sequence[str] = ()) -> list[str]:
+    """The terms an answer must mention one of: the question's rare named terms, rarest first."""
+    terms = question_terms(question)
+    weights = term_weights(terms) if terms else {}
+    named = {t for w in question_names(question, exact_terms) for t in tokenize(w)}
+    rare = [t for t in terms if t in named and weights.get(t, 0.0) >= FOCUS_MIN_WEIGHT and not t.isdigit()]
+    return sorted(rare, key=lambda t: -weights[t])
+
+
+# a question that asks for an amount ("how many", "how long", 多少, 几秒) is answered by a number (or by "no limit")
+_ASKS_AMOUNT = re.compile(r"\bhow\s+(many|much|long|big|large|often|old)\b|多少|几[秒分天次个条层台位倍]|多久|多长|多大|多快", re.I)
+_AMOUNT = re.compile(r"\d|[一二三四五六七八九十百千万两半]|\b(no|without)\s+(limit|maximum|cap)\b|unlimited|没有限制|无限制|不限|无上限", re.I)
+
+
+def amount_gap(question: str, shown: Sequence[str]) -> tuple[str, ...]:
+    """("an amount",) when the question asks for one and no shown unit holds a number, else ()."""
+    m = _ASKS_AMOUNT.search(question)
+    if m is None or any(_AMOUNT.search(text) for text in shown):
+        return ()
+    return (f"a number ({m.group(0)})",)
+
+
+def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, exact_terms: Sequence[str] = ()) -> tuple[str, ...]:
+    """(the rarest focus term,) when no shown unit holds any focus term of the question, else ()."""
+    focus = focus_terms(question, term_weights, exact_terms)
+    if not any(has_cjk(text) for text in shown):  # a Chinese question answered from English pages
+        focus = [t for t in focus if not has_cjk(t)]
+    # a name the KB never writes, not even in parts (`chronyc` in "diagnose X with chronyc"; not
+    # `CPUThrottlingHigh`, whose parts it uses), cannot be answered about, whatever else matches
+    names = question_names(question, exact_terms)
+    cross_language = not any(has_cjk(text) for text in shown)
+    absent = [w for w in names if not (cross_language and has_cjk(w)) and _never_written(w, term_weights)]
+    if absent:
+        return (absent[0],)
+    if not focus or any(matching_terms(focus, text) for text in shown):
+        return ()
+    surface = next((w for w in names if focus[0] in tokenize(w)), focus[0])
+    return (surface,)
+
+
+def _never_written(name: str, term_weights: TermWeights) -> bool:
+    """The KB never writes this name: a Chinese term of art nowhere in its text, or a Latin name none
+    of whose parts it uses (`Mangum`; not `CPUThrottlingHigh` where the KB writes `CPUThrottling`)."""
+    if has_cjk(name):
+        return term_weights([name]).get(name, 0.0) >= UNKNOWN_TERM_WEIGHT
+    parts = [t for t in tokenize(name) if len(t) > 2 and not t.isdigit() and not has_cjk(t)]
+    weights = term_weights(parts) if parts else {}
+    return bool(parts) and all(weights.get(t, 0.0) >= UNKNOWN_TERM_WEIGHT for t in parts)
 
 
 def _subject_files(ranked: list[ScoredUnit], subjects: Sequence[str], cache: UnitCache) -> list[tuple[Evidence, float]]:
@@ -353,11 +446,39 @@ def _choose_mentions(ranked: list[ScoredUnit], target: str, extra: list[ScoredUn
     return picks[:MAX_UNITS]
 
 
-def _fold_files(chosen: list[ScoredUnit], q_lang: Lang) -> list[ScoredUnit]:
+def _fold_files(chosen: list[ScoredUnit], q_lang: Lang, cache: UnitCache) -> list[ScoredUnit]:
     """A file list names a translated page once, in the question's language when it is listed."""
-    keys = {twin_key(s.unit.path)[0] for s in chosen if twin_key(s.unit.path)[1] == q_lang}
-    kept = [s for s in chosen if twin_key(s.unit.path)[1] in (None, q_lang) or twin_key(s.unit.path)[0] not in keys]
-    return sorted(kept, key=lambda s: twin_key(s.unit.path)[1] not in (None, q_lang))
+    langs = {s.unit.path: page_language(s.unit.path, cache.exists) for s in chosen}
+    keys = {twin_key(s.unit.path)[0] for s in chosen if langs[s.unit.path] == q_lang}
+    kept = [s for s in chosen if langs[s.unit.path] in (None, q_lang) or twin_key(s.unit.path)[0] not in keys]
+    return sorted(kept, key=lambda s: langs[s.unit.path] not in (None, q_lang))
+
+
+# an answer that quotes "…use the -b option:" shows the list items it introduces (at most this many)
+INTRO_ITEMS_MAX = 4
+_INTRO_END = re.compile(r"[:：]\s*(\[\d+\])?\s*$")
+
+
+def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredUnit]:
+    """A chosen sentence that ends in a colon and carries no code introduces what follows it: the list
+    items right under it join the answer (in order, within the unit and length caps)."""
+    out = list(chosen)
+    for s in chosen:
+        u = s.unit
+        if u.code or not _INTRO_END.search(u.text):
+            continue
+        units = cache.file_units(u.path)
+        after = [t for t in units if t.start_line > u.end_line]
+        prev_end = u.end_line
+        for t in after[:INTRO_ITEMS_MAX]:
+            if t.kind != "item" or t.start_line > prev_end + 2:
+                break
+            extra = ScoredUnit(s.score, s.body_cov, s.grade, t)
+            if not _fits(out, extra):
+                break
+            out.append(extra)
+            prev_end = t.end_line
+    return _reading_order(out) if len(out) > len(chosen) else chosen
 
 
 def _reading_order(chosen: list[ScoredUnit]) -> list[ScoredUnit]:
@@ -371,7 +492,7 @@ def _reading_order(chosen: list[ScoredUnit]) -> list[ScoredUnit]:
 def _coverage(terms: Sequence[str], weights: dict[str, float], text: str) -> float:
     if not terms:
         return 0.0
-    have = set(tokenize(text))
+    have = matching_terms(terms, text)
     total = sum(weights.get(t, 1.0) for t in terms) or 1.0
     return sum(weights.get(t, 1.0) for t in terms if t in have) / total
 

@@ -39,8 +39,8 @@ _INJECTION = re.compile(
     re.I,
 )
 _WRAPPER_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]*(\s[^<>]*)?>\s*$")
-# MkDocs markup that is layout, not content: admonition/tab fences and include directives
-_LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|\{\*.*\*\}|\{!.*!\})\s*$")
+# MkDocs and Hugo markup that is layout, not content: admonition/tab fences, include directives, shortcodes
+_LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|\{\*.*\*\}|\{!.*!\}|\{\{[<%].*[%>]\}\})\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +166,8 @@ def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
     # HTML that only wraps other blocks (`<div class="termy">` … `</div>`) is transparent
     wrappers = {ln for b in blocks if b.kind == "html" and all(_WRAPPER_TAG.match(lines[k - 1]) or not lines[k - 1].strip() for k in range(b.start, b.end + 1))
                 for ln in range(b.start, b.end + 1)}
-    leaves = [j for j, b in enumerate(blocks) if b.kind not in ("list_item", "blockquote") and not (b.kind == "html" and b.start in wrappers)]
+    leaves = [j for j, b in enumerate(blocks) if b.kind not in ("list_item", "blockquote") and not (b.kind == "html" and b.start in wrappers)
+              and not (b.kind == "paragraph" and all(_LAYOUT.match(lines[k - 1]) for k in range(b.start, b.end + 1)))]
     used: set[int] = set()
     units: list[AnswerUnit] = []
     for pos, j in enumerate(leaves):
@@ -180,13 +181,16 @@ def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
             if code_j is not None:
                 used.add(code_j)
             units.extend(_paragraph_units(path, lines, blocks, j, code_j, prev, crumbs))
+            if code_j is not None and blocks[code_j].kind in CODE_KINDS:  # a long fence's later entries
+                units.extend(_unit(path, lines, first, end, "code", "", code, crumbs) for first, end, code in _code_groups(lines, blocks, blocks[code_j])[1:])
         elif b.kind in CODE_KINDS:
-            code, end = _code_text(lines, blocks, b)
-            if code.strip("`~\n "):
-                units.append(_unit(path, lines, b.start, end, "code", "", code, crumbs))
+            for first, end, code in _code_groups(lines, blocks, b):
+                if code.strip("`~\n "):
+                    units.append(_unit(path, lines, first, end, "code", "", code, crumbs))
         elif b.kind == "table":
             units.extend(_row_units(path, lines, blocks, b, crumbs))
-    return units
+    # an intro to a stub ("Remove dangling images:" over `# TODO: Command needed`) is no answer either
+    return [u for u in units if not (is_placeholder(u.code) if u.code else is_placeholder(u.text))]
 
 
 def _unit(path: str, lines: list[str], start: int, end: int, kind: UnitKind, text: str, code: str, crumbs: Crumbs) -> AnswerUnit:
@@ -228,33 +232,76 @@ def _prose_lines(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
     return out
 
 
-def _code_text(lines: list[str], blocks: tuple[Block, ...], b: Block) -> tuple[str, int]:
-    """A code block as shown (container markers and common indent removed, words untouched), and the
-    last line quoted (a long fence is quoted by its first MAX_CODE_LINES lines)."""
+def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[tuple[int, int, str]]:
+    """A code block as the units it holds: (first line, last line, code as shown).
+
+    A block of at most MAX_CODE_LINES lines is one unit. A longer one is a cheat sheet more often than a
+    program ("# open a port" / `firewall-cmd --add-port=…` pairs, one after another): it is cut at blank
+    lines and where a comment follows code, each group shown as its own fence (at most MAX_CODE_LINES
+    lines); the first group keeps the opening fence line in its range. Container markers and the common
+    indent are removed; the words are untouched.
+    """
     quotes = sum(1 for a in _ancestors(blocks, b) if a.kind == "blockquote")
     raw = [_strip_containers(lines[ln - 1], quotes, 0) for ln in range(b.start, b.end + 1)]
-    end = b.end
     if b.kind == "fence":
-        body = raw[1:-1] if len(raw) > 1 and raw[-1].strip()[:3] == raw[0].strip()[:3] else raw[1:]
-        if len(body) > MAX_CODE_LINES:
-            body = body[:MAX_CODE_LINES]
-            end = b.start + MAX_CODE_LINES
-        indent = len(raw[0]) - len(raw[0].lstrip(" "))
-        body = [ln[min(indent, len(ln) - len(ln.lstrip(" "))) :] for ln in body]
         opener = raw[0].strip()
-        closer = opener[0] * (len(opener) - len(opener.lstrip(opener[0])))
-        return "\n".join([opener, *body, closer]), end
-    body = raw[:MAX_CODE_LINES]
-    if len(raw) > MAX_CODE_LINES:
-        end = b.start + MAX_CODE_LINES - 1
-    indent = min((len(ln) - len(ln.lstrip(" ")) for ln in body if ln.strip()), default=0)
-    return "\n".join(["```", *(ln[indent:] for ln in body), "```"]), end
+        closed = len(raw) > 1 and raw[-1].strip()[:3] == opener[:3]
+        first, last = b.start + 1, b.end - 1 if closed else b.end
+        indent = len(raw[0]) - len(raw[0].lstrip(" "))
+        fence, closer = opener, opener[0] * (len(opener) - len(opener.lstrip(opener[0])))
+    else:
+        first, last = b.start, b.end
+        body = [ln for ln in raw if ln.strip()]
+        indent = min((len(ln) - len(ln.lstrip(" ")) for ln in body), default=0)
+        fence, closer = "```", "```"
+
+    def shown(a: int, z: int) -> str:
+        part = [raw[ln - b.start] for ln in range(a, z + 1)]
+        part = [ln[min(indent, len(ln) - len(ln.lstrip(" "))) :] for ln in part]
+        return "\n".join([fence, *part, closer])
+
+    if last - first + 1 <= MAX_CODE_LINES:
+        return [(b.start, b.end, shown(first, last))]
+    groups: list[tuple[int, int]] = []
+    start = None
+    for ln in range(first, last + 1):
+        text = raw[ln - b.start].strip()
+        if not text:
+            if start is not None:
+                groups.append((start, ln - 1))
+                start = None
+            continue
+        if start is not None and _COMMENT.match(text) and not _COMMENT.match(raw[ln - 1 - b.start].strip()):
+            groups.append((start, ln - 1))
+            start = None
+        if start is None:
+            start = ln
+    if start is not None:
+        groups.append((start, last))
+    # a comment-only group right after code ("# to keep it, add --permanent") is a note on that code
+    merged: list[tuple[int, int]] = []
+    for a, z in groups:
+        notes = all(_COMMENT.match(raw[ln - b.start].strip()) for ln in range(a, z + 1))
+        if merged and notes and merged[-1][1] == a - 1:
+            merged[-1] = (merged[-1][0], z)
+        else:
+            merged.append((a, z))
+    groups = merged
+    out = []
+    for k, (a, z) in enumerate(groups):
+        z = min(z, a + MAX_CODE_LINES - 1)
+        out.append((b.start if k == 0 else a, z, shown(a, z)))
+    return out
+
+
+# a comment line in the usual shells and languages: where a cheat-sheet fence starts its next entry
+_COMMENT = re.compile(r"^(#(?!!)|//|--\s|;|rem\s)", re.I)
 
 
 def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:
     """Is `c` the code that belongs to paragraph `b` (next block, only blank lines between, not a new
     list item, not deeper in the nesting)?"""
-    if c.start <= b.end or any(lines[k - 1].strip(" \t>") and k not in wrappers for k in range(b.end + 1, c.start)):
+    if c.start <= b.end or any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(b.end + 1, c.start)):
         return False
     if c.depth > b.depth:
         return False
@@ -270,6 +317,19 @@ def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Bloc
 def looks_like_injection(text: str) -> bool:
     """True for text that tries to instruct an AI (it is data, and never quoted as an answer)."""
     return _INJECTION.search(text) is not None
+
+
+# a stub where content is still to be written ("TODO: Command needed", "TBD", 待补充): never an answer
+_PLACEHOLDER = re.compile(r"^(todo|tbd|fixme|xxx|wip|n/?a|coming soon|to be (written|done|added|documented)|待补充|待完善|待定|暂无|未完成|施工中)"
+                          r"(?![a-z])[\s:：.!-]*.{0,40}$", re.I)
+_LEAD_LABEL = re.compile(r"^\*\*[^*]+\*\*:\s*")  # a definition's "**Heading**: "
+_CODE_DRESS = re.compile(r"^\s*(```+|~~~+)\S*\s*$|^\s*(#+|//|--|;)\s?", re.M)
+
+
+def is_placeholder(text: str) -> bool:
+    """A stub where content is still to be written: `TODO`, `# TODO: Command needed`, `TBD`, 待补充."""
+    rest = " ".join(_CODE_DRESS.sub("", _LEAD_LABEL.sub("", text)).split()).strip("*_ ")
+    return bool(rest) and _PLACEHOLDER.match(rest) is not None
 
 
 def is_boilerplate(text: str) -> bool:
@@ -303,7 +363,7 @@ def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: 
             code = " ".join(_prose_lines(lines, blocks, c)).strip()
             end = c.end
         else:
-            code, end = _code_text(lines, blocks, c)
+            _first, end, code = _code_groups(lines, blocks, c)[0]
     if is_boilerplate(text) and not code:
         return []
     if is_code_only(text) and not code:

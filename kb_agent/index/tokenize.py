@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -55,8 +56,8 @@ _local = threading.local()
 
 
 def _stemmer() -> Any:
-    # one stemmer per thread: a snowball stemmer keeps the word being stemmed in its own state, so two
-    # agent steps tokenizing at once in the thread pool corrupted each other ("string index out of range")
+    """This thread's Snowball stemmer: a stemmer keeps its word in itself while it works, so two
+    threads sharing one (the agent runs plan steps in parallel) corrupt each other's words."""
     stemmer = getattr(_local, "stemmer", None)
     if stemmer is None:
         import snowballstemmer
@@ -122,3 +123,26 @@ def estimate_tokens(text: str) -> int:
     cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))
     words = len(_WORD.findall(text))
     return cjk + int(words * 1.3) + 1
+
+
+def matching_terms(terms: Iterable[str], text: str) -> set[str]:
+    """The terms that `text` holds: a Latin term as one of the text's tokens, a CJK term also as a
+    substring, because jieba cuts the same words differently in different sentences (a question's
+    "关闭" may sit inside a passage's "关闭了" cut as one word).
+
+    Args:
+        terms: query terms, as `tokenize` returns them.
+        text: the passage (or heading, path …) to look in.
+    """
+    want = list(terms)
+    if not want:
+        return set()
+    have = set(tokenize(text))
+    return {t for t in want if t in have or (has_cjk(t) and t in text)}
+
+
+
+def is_dictionary_word(term: str) -> bool:
+    """A CJK term jieba's dictionary knows (not one its HMM guessed from unknown characters)."""
+    _cut_cjk("一")  # imports jieba and loads its dictionary
+    return bool(_jieba.dt.FREQ.get(term))

@@ -110,6 +110,25 @@ def _grep_prefix(term: str) -> str:
     return term[: max(common, 4)] if common < len(term) else term
 
 
+def _scope_args(r: Retriever) -> list[str]:
+    """The files every grep looks at: the KB's markdown, ignore rules honoured, `.kb/` left out."""
+    args = ["--max-filesize", "5M", "--no-require-git", "--ignore-case"]
+    if (r.root / ".kbignore").is_file():
+        args += ["--ignore-file", ".kbignore"]
+    for g in MARKDOWN_GLOBS:
+        args += ["--glob", g]
+    return [*args, "--glob", f"!{INDEX_DIR}"]
+
+
+def literal_file_count(r: Retriever, text: str) -> int:
+    """How many of the KB's files hold `text` as written (any case): one `rg -l`, no ranking."""
+    if not text.strip():
+        return 0
+    res = run_rg(["--files-with-matches", "--fixed-strings", *_scope_args(r), "-e", text, "--", "."],
+                 cwd=r.root, timeout_s=r.settings.rg_timeout_s, rg_path=r.settings.rg_path)
+    return 0 if res.returncode == 1 else sum(1 for ln in res.stdout.splitlines() if ln.strip())
+
+
 def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters(), regex: bool = False, focus_crumbs: bool = True) -> list[Evidence]:
     """Search the KB's files with ripgrep and return BM25-ranked passages.
 
@@ -126,14 +145,9 @@ def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters
         patterns = _pick_patterns(r, search_terms(query)) or ([query.strip()] if query.strip() else [])
     if not patterns:
         raise InvalidQuery("the query has no searchable words", hint="add a keyword, identifier or phrase")
-    args = ["-C", str(CONTEXT_LINES), "--max-count", str(MAX_COUNT_PER_FILE), "--max-filesize", "5M", "--no-require-git", "--ignore-case"]
+    args = ["-C", str(CONTEXT_LINES), "--max-count", str(MAX_COUNT_PER_FILE), *_scope_args(r)]
     if not regex:
         args.append("--fixed-strings")
-    if (r.root / ".kbignore").is_file():
-        args += ["--ignore-file", ".kbignore"]
-    for g in MARKDOWN_GLOBS:
-        args += ["--glob", g]
-    args += ["--glob", f"!{INDEX_DIR}"]
     for p in patterns:
         args += ["-e", p]
     args += ["--", "."]

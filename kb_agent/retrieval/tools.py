@@ -48,6 +48,14 @@ class Retriever:
         # exists, so the agent reads cut passages; see the ranking branch's report before moving it.
         self.passages = True
 
+    def refresh(self) -> bool:
+        """Pick up a newer index written by another process since this Retriever opened (cheap when
+        nothing changed: one SQLite read); see `IndexReader.refresh`. Returns True when it moved."""
+        moved = self.index.refresh()
+        if moved:
+            self._query_vectors.clear()  # a rebuilt index may embed with another model
+        return moved
+
     def query_vector(self, query: str) -> list[float]:
         """The query's embedding, computed once per query (hybrid search needs it for the vector list
         and again for the passages' chunk similarities)."""
@@ -75,12 +83,12 @@ class Retriever:
         Embedding similarity over indexed chunks (Chroma). Needs the index.
         """
         from kb_agent.errors import VectorsUnavailable
-        from kb_agent.retrieval.vector import vector_search
+        from kb_agent.retrieval.vector import unavailable_notice, vector_search
 
         try:
             return vector_search(self, query, k=k, filters=filters)
         except VectorsUnavailable as e:
-            self.notice(f"{e.message}; using grep instead of vector search")
+            self.notice(unavailable_notice(e, "using grep instead of vector search"))
             return self.grep(query, k=k, filters=filters)
 
     def hybrid(self, query: str, *, k: int = 10, filters: SearchFilters = NO_FILTERS) -> list[Evidence]:
@@ -110,6 +118,12 @@ class Retriever:
         from kb_agent.retrieval.related import related_search
 
         return related_search(self, query, k=k, filters=filters)
+
+    def literal_files(self, text: str) -> int:
+        """How many KB files hold `text` exactly as written (any case); 0 when none does."""
+        from kb_agent.retrieval.grep import literal_file_count
+
+        return literal_file_count(self, text)
 
     def read_file(self, path: str, start: int = 1, end: int | None = None) -> Evidence:
         """Lines start..end (1-based, inclusive) of a KB file as it is on disk now.

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kb_agent.errors import InvalidQuery
+from kb_agent.errors import InvalidQuery, VectorsUnavailable
 from kb_agent.types import Evidence, SearchFilters
 
 if TYPE_CHECKING:
     from kb_agent.retrieval.tools import Retriever
+
+
+def vectors_notice(embedded: int, total: int) -> str:
+    return f"vectors: {embedded:,} / {total:,} embedded; run `kb index` to finish"
+
+
+def unavailable_notice(e: VectorsUnavailable, instead: str) -> str:
+    """The one stderr line for a vector search that fell back to grep; "no vector yet" reads the same
+    from every tool, so `kb ask` running vector and hybrid steps says it once."""
+    return e.message if e.message.startswith("vectors: ") else f"{e.message}; {instead}"
 
 
 def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters(), narrow: bool = True) -> list[Evidence]:
@@ -24,6 +34,9 @@ def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
         raise IndexNotBuilt(f"no index in {r.root}", hint="run `kb index` first")
     allowed = r.index.paths_matching(filters)
     store = r.index.store  # opened before the embedder loads: an unavailable store fails fast
+    embedded, total = r.index.vector_coverage()
+    if embedded < total:  # `kb index` is still embedding (or was stopped): the rest is found by grep
+        r.notice(vectors_notice(embedded, total))
     vec = r.query_vector(query)
     hits = store.query(vec, k + 5, allowed)
     rows = cat.chunks_by_ids([cid for cid, _ in hits])

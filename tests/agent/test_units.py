@@ -149,3 +149,55 @@ def test_the_verifier_prints_the_command_exactly(tmp_path) -> None:  # type: ign
     v = verify_answer(body, [SourceRef(1, "tar.md", u.start_line, u.end_line, u.quote)], tmp_path)
     assert "`tar czf out.tgz -C dir .` [1]" in v.text, "no space dropped before `.`"
     assert "- Invented line\n" in v.text + "\n" and len(v.removed) == 1
+
+
+CHEAT_FENCE = """# firewall-cmd
+
+## Ports
+
+```shell
+# list the open ports:
+firewall-cmd --zone=dmz --list-ports
+
+# open a port in a zone:
+firewall-cmd --zone=dmz --add-port=8080/tcp
+# add --permanent to keep it after a reload
+
+# remove a service
+firewall-cmd --zone=work --remove-service=smtp
+# show the zones
+firewall-cmd --get-zones
+# set the default zone
+firewall-cmd --set-default-zone=home
+firewall-cmd --get-default-zone
+```
+
+```python
+def short():
+    return 1
+```
+"""
+
+
+def test_a_long_cheat_sheet_fence_is_one_unit_per_entry() -> None:
+    units = build_units("fw.md", split_lines(CHEAT_FENCE))
+    codes = [(u.start_line, u.end_line, u.code) for u in units if u.kind == "code"]
+    assert codes[0][:2] == (5, 7), "the first entry keeps the opening fence line"
+    assert codes[1] == (9, 11, "```shell\n# open a port in a zone:\nfirewall-cmd --zone=dmz --add-port=8080/tcp\n# add --permanent to keep it after a reload\n```"), \
+        "a note right after a command stays with it"
+    assert [c[:2] for c in codes[2:5]] == [(13, 14), (15, 16), (17, 19)], "entries without blank lines are cut where a comment follows code"
+    assert codes[5][2] == "```python\ndef short():\n    return 1\n```", "a short fence stays whole"
+    for u in units:
+        assert u.quote == "\n".join(split_lines(CHEAT_FENCE)[u.start_line - 1 : u.end_line]).strip()
+
+
+def test_stubs_are_never_answer_units() -> None:
+    text = "# Cleanup\n\nRemove dangling images:\n\n```shell\n# TODO: Command needed\n```\n\n## Notes\n\nTODO\n\nPrune them with:\n\n```shell\ndocker image prune\n```\n"
+    units = build_units("c.md", split_lines(text))
+    assert [u.code for u in units] == ["```shell\ndocker image prune\n```"], units
+
+
+def test_a_shortcode_between_a_sentence_and_its_code_is_layout() -> None:
+    text = "# Scale in\n\nTo scale in one TiKV node, run:\n\n{{< copyable \"shell-regular\" >}}\n\n```bash\ntiup cluster scale-in prod -N 10.0.0.1:20160\n```\n"
+    units = build_units("s.md", split_lines(text))
+    assert [(u.text, u.code) for u in units] == [("To scale in one TiKV node, run:", "```bash\ntiup cluster scale-in prod -N 10.0.0.1:20160\n```")]

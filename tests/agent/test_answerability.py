@@ -1,0 +1,149 @@
+"""When the offline answer is an answer: the question's rare names must appear in what it quotes, a
+changelog line is not a how-to, Chinese words match inside differently-cut passages, a question's
+jieba artefacts are not evidence that the KB lacks the topic, and translations without a folder
+marker (`README.md` / `README-zh.md`, tldr's `pages/` / `pages.zh/`) fold into one page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from tests.support.fakes import evidence_from
+
+from kb_agent.agent.analyzer import named_words
+from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, idf_weights
+from kb_agent.agent.language import language_variants, page_language, twin_key, twin_paths
+from kb_agent.agent.plan import PlanRequest, make_plan
+from kb_agent.agent.synthesize import extractive_answer, focus_terms
+from kb_agent.agent.units import UnitCache
+from kb_agent.index.tokenize import matching_terms, tokenize
+
+DEPLOY = """# Deploy
+
+## Deploy to the cloud
+
+Deploy your app with one command:
+
+```console
+$ app deploy --prod
+```
+"""
+KAFKA_NOTE = """# Release notes
+
+## 1.2.0
+
+* Add external link: consume Kafka messages with the app and aiokafka. PR #12.
+"""
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text(text, encoding="utf-8")
+
+
+def rare(*names: str) -> object:
+    """Term weights where `names` (their tokens) are rare and everything else common."""
+    rare_tokens = {t for n in names for t in tokenize(n)}
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: 3.9 if t in rare_tokens else 1.0 for t in terms}
+
+    return weights
+
+
+def test_named_words_are_names_not_rare_ordinary_words() -> None:
+    assert named_words("How do we roll back a bad deploy?") == []
+    assert named_words("How do I consume Kafka messages in a FastAPI app?") == ["Kafka", "FastAPI"]
+    assert named_words("How do I enable HTTP/3 (QUIC)?") == ["HTTP/3", "QUIC"]
+    assert named_words("如何用 OpenTelemetry 做链路追踪？") == ["OpenTelemetry"]
+
+
+def test_an_answer_that_never_names_the_asked_thing_is_not_an_answer(tmp_path: Path) -> None:
+    write(tmp_path, "deploy.md", DEPLOY)
+    items = [(evidence_from(tmp_path, "deploy.md", 1, 9, score=0.9, tool="vector"), 0.8)]
+    q = "How do I deploy the app to AWS Lambda?"
+    draft = extractive_answer(q, items, UnitCache(tmp_path), term_weights=rare("Lambda", "AWS"))  # type: ignore[arg-type]
+    assert draft.uncovered, draft.body
+    # the same passage answers a question whose rare word is an ordinary one ("cloud" is not a name)
+    q2 = "How do I deploy the app to the cloud quickly?"
+    draft2 = extractive_answer(q2, items, UnitCache(tmp_path), term_weights=rare("cloud", "quickly"))  # type: ignore[arg-type]
+    assert not draft2.uncovered and "app deploy --prod" in draft2.body
+    assert focus_terms(q2, rare("cloud", "quickly")) == []  # type: ignore[arg-type]
+
+
+def test_a_changelog_line_is_not_a_how_to_answer(tmp_path: Path) -> None:
+    write(tmp_path, "docs/release-notes.md", KAFKA_NOTE)
+    items = [(evidence_from(tmp_path, "docs/release-notes.md", 1, 5, score=0.9, tool="grep"), 0.8)]
+    draft = extractive_answer("How do I consume Kafka messages?", items, UnitCache(tmp_path), term_weights=rare("Kafka"))  # type: ignore[arg-type]
+    assert not draft.body
+    # asked about changes (or which pages mention it), the changelog answers
+    asked = extractive_answer("In which release was the Kafka link added?", items, UnitCache(tmp_path), term_weights=rare("Kafka"))  # type: ignore[arg-type]
+    assert "aiokafka" in asked.body
+
+
+def test_chinese_terms_match_inside_differently_cut_words() -> None:
+    assert "关闭" in matching_terms(["关闭"], "可以把它关闭了以后再试")
+    assert matching_terms(tokenize("cache"), "the caches are warm") == set(tokenize("cache")), "Latin terms match as stems"
+    assert matching_terms(["关闭"], "disable it") == set()
+
+
+def test_question_segmentation_artefacts_weigh_nothing() -> None:
+    seen = {"测试": 3, "的": 80, "kubelet": 5}
+    written = {"前要"}  # the KB's text holds these characters together, but never as a word
+
+    weights = idf_weights(lambda ts: {t: seen[t] for t in ts if t in seen}, 100, literal_files=lambda t: int(t in written))
+    w = weights(["测试", "前要", "先装"])
+    assert w["前要"] == 0.0, "written in the KB, only not as a word: an artefact of cutting the question"
+    assert w["先装"] == UNKNOWN_TERM_WEIGHT, "nowhere in the KB: evidence the topic is absent"
+    assert 0 < w["测试"] < UNKNOWN_TERM_WEIGHT
+
+
+def test_a_chinese_question_about_an_english_kb_is_judged_by_its_shared_words() -> None:
+    english_only = {"kubelet": 5, "logs": 20}
+    weights = idf_weights(lambda ts: {t: english_only[t] for t in ts if t in english_only}, 100, literal_files=lambda t: 0)
+    w = weights(["查看", "kubelet", "日志"])
+    assert w["查看"] == w["日志"] == 0.0, "no Chinese in the KB: its words cannot be matched, nor are they missing"
+    assert w["kubelet"] > 0
+
+
+def test_names_get_a_grep_step_whatever_the_route() -> None:
+    req = PlanRequest(question="How can I serve a Flask app?", routing=("vector", "hybrid"), exact_terms=(), keywords=("serve", "Flask", "app"),
+                      sub_questions=(), fast_path=True, iteration=1, tried=frozenset(), top_k=10, names=("Flask",))
+    steps = make_plan(req)
+    assert [s.tool for s in steps] == ["vector", "grep"] and steps[1].tool_input == "Flask"
+
+
+def test_translations_without_a_folder_marker_are_twins(tmp_path: Path) -> None:
+    assert twin_key("README-zh.md") == ("README.md", "zh") and twin_key("README_zh-CN.md") == ("README.md", "zh")
+    assert twin_key("pages.zh/common/tar.md") == ("pages/common/tar.md", "zh")
+    assert twin_key("notes/do-it.md") == ("notes/do-it.md", None), "-it is not Italian here"
+    on_disk = {"pages/common/tar.md", "pages.zh/common/tar.md", "README.md", "README-zh.md"}
+    assert page_language("pages/common/tar.md", on_disk.__contains__) == "en"
+    assert page_language("README.md", on_disk.__contains__) == "en"
+    assert page_language("notes/x.md", on_disk.__contains__) is None
+    assert twin_paths("README.md", "zh", sorted(on_disk), on_disk.__contains__) == ["README-zh.md"]
+    assert "pages.zh/common/tar.md" in language_variants("pages/common/tar.md", "zh")
+    assert "pages/common/tar.md" in language_variants("pages.zh/common/tar.md", "en")
+
+
+def test_tldr_style_pages_fold_to_the_question_language(tmp_path: Path) -> None:
+    en = "# tar\n\n> Archiving utility.\n\n- Create an archive from files:\n\n`tar cf {{target.tar}} {{file1 file2}}`\n"
+    zh = "# tar\n\n> 归档工具。\n\n- 从文件创建归档：\n\n`tar cf {{target.tar}} {{file1 file2}}`\n"
+    write(tmp_path, "pages/common/tar.md", en)
+    write(tmp_path, "pages.zh/common/tar.md", zh)
+    items = [(evidence_from(tmp_path, p, 1, 7, score=0.9, tool="x"), 0.9) for p in ("pages.zh/common/tar.md", "pages/common/tar.md")]
+    for q, want in (("How do I create a tar archive from files?", "pages/common/tar.md"), ("如何用 tar 从文件创建归档？", "pages.zh/common/tar.md")):
+        draft = extractive_answer(q, items, UnitCache(tmp_path))
+        assert {s.path for s in draft.sources} == {want}, draft.body
+        assert draft.body.count("tar cf {{target.tar}} {{file1 file2}}") == 1
+
+
+def test_a_chinese_term_of_art_the_kb_never_writes_is_not_answered_about(tmp_path: Path) -> None:
+    write(tmp_path, "zh/deploy.md", "# 部署\n\n## 容器\n\n用 Docker 部署应用：\n\n```console\n$ docker run app\n```\n")
+    items = [(evidence_from(tmp_path, "zh/deploy.md", 1, 9, score=0.9, tool="vector"), 0.8)]
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: UNKNOWN_TERM_WEIGHT if t == "防火墙" else 1.0 for t in terms}
+
+    draft = extractive_answer("怎么用 Docker 配置防火墙？", items, UnitCache(tmp_path), term_weights=weights)
+    assert draft.uncovered == ("防火墙",), draft.body
