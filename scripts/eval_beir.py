@@ -42,6 +42,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("-k", type=int, default=100, help="results per query and tool (default 100)")
     ap.add_argument("--index-only", action="store_true", help="build/refresh the index and stop")
     ap.add_argument("--no-k10", action="store_true", help="skip the extra hybrid run at k=10 (what `kb search` does by default)")
+    ap.add_argument("--tools", default="", help="comma-separated subset of bm25,grep,vector,hybrid,hybrid@k10 to run (default: all)")
     return ap.parse_args(argv)
 
 
@@ -162,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
             return []
 
     tools = list(TOOLS) + ([] if a.no_k10 else ["hybrid@k10"])
+    if a.tools:
+        tools = [t for t in tools if t in a.tools.split(",")]
     runs: dict[str, dict[str, list[str]]] = {t: {} for t in tools}
     lat: dict[str, list[float]] = {t: [] for t in tools}
     r.vector("warm up the embedding model", k=1)
@@ -178,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     r.close()
 
     # doc-level RRF of the whole-corpus BM25 and vector runs: the README's reference construction
-    runs["rrf(bm25,vector)"] = {}
-    for qid in runs["bm25"]:
+    for qid in runs["bm25"] if "bm25" in runs and "vector" in runs else ():
+        runs.setdefault("rrf(bm25,vector)", {})
         sc: dict[str, float] = {}
         for t in ("bm25", "vector"):
             for i, d in enumerate(runs[t][qid], 1):

@@ -56,7 +56,8 @@ def _prefer(new: Evidence, old: Evidence) -> bool:
 
 
 def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters()) -> list[Evidence]:
-    """Fuse grep and vector lists, then point each fused hit at its best lines (retrieval/windows.py).
+    """Fuse grep and vector lists with RRF, then rank passages (retrieval/rerank.py): each fused hit cut
+    to its best lines and the line windows of the top files, scored by words, meaning and fused rank.
 
     The vector list is fetched in a second thread while grep runs: its first use in a process pays
     for importing Chromadb, opening the store and loading the embedding model (most of a cold
@@ -66,16 +67,17 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
     import concurrent.futures as cf
 
     from kb_agent.errors import InvalidQuery, VectorsUnavailable
+    from kb_agent.retrieval.grep import grep_search
+    from kb_agent.retrieval.rerank import rank_passages
     from kb_agent.retrieval.vector import vector_search
-    from kb_agent.retrieval.windows import refine_hits
 
     depth = max(FUSE_DEPTH, k * 3)
     with cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-hybrid-vectors") as pool:
         # whole chunks are fused (their overlap with grep passages decides what counts once); the
-        # fused hits are narrowed afterwards
+        # passages are cut afterwards
         vectors = pool.submit(vector_search, r, query, k=depth, filters=filters, narrow=False)
         try:
-            grep_hits = r.grep(query, k=depth, filters=filters)
+            grep_hits = grep_search(r, query, k=depth, filters=filters, focus_crumbs=False)
         except InvalidQuery:
             grep_hits = []  # e.g. only stopwords: meaning may still be found by vectors
         try:
@@ -84,5 +86,5 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
             from kb_agent.retrieval.vector import unavailable_notice
 
             r.notice(unavailable_notice(e, "hybrid search is using grep only"))
-            return refine_hits(r, query, rrf({"grep": grep_hits}, k))
-    return refine_hits(r, query, rrf({"grep": grep_hits, "vector": vec_hits}, k))
+            return rank_passages(r, query, rrf({"grep": grep_hits}, depth), [], k)
+    return rank_passages(r, query, rrf({"grep": grep_hits, "vector": vec_hits}, depth), vec_hits, k)

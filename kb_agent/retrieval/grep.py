@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kb_agent.errors import InvalidQuery
@@ -129,8 +129,11 @@ def literal_file_count(r: Retriever, text: str) -> int:
     return 0 if res.returncode == 1 else sum(1 for ln in res.stdout.splitlines() if ln.strip())
 
 
-def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters(), regex: bool = False) -> list[Evidence]:
+def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters(), regex: bool = False, focus_crumbs: bool = True) -> list[Evidence]:
     """Search the KB's files with ripgrep and return BM25-ranked passages.
+
+    With `focus_crumbs` (`kb search --tool grep`) a passage's heading path is the breadcrumb of its
+    focus lines; without it, of its first line (what the agent grades and hybrid search fuses).
 
     Raises:
         InvalidQuery: nothing searchable in the query.
@@ -159,7 +162,7 @@ def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters
         return []
     if not regex:
         passages = _shortlist(r, patterns, passages, k)
-    return _rescore(r, query, passages, k)
+    return _rescore(r, query, passages, k, focus_crumbs=focus_crumbs and getattr(r, "passages", True))
 
 
 def _shortlist(r: Retriever, patterns: list[str], passages: list[tuple[str, int, int, str]], k: int) -> list[tuple[str, int, int, str]]:
@@ -257,7 +260,7 @@ def _passages(b: _Block) -> list[tuple[str, int, int, str]]:
     return out
 
 
-def _rescore(r: Retriever, query: str, passages: list[tuple[str, int, int, str]], k: int) -> list[Evidence]:
+def _rescore(r: Retriever, query: str, passages: list[tuple[str, int, int, str]], k: int, *, focus_crumbs: bool = False) -> list[Evidence]:
     q_terms = tokenize(query, drop_stopwords=True) or tokenize(query)
     docs = [tokenize(t) for _, _, _, t in passages]
     cat = r.index.catalog
@@ -281,7 +284,11 @@ def _rescore(r: Retriever, query: str, passages: list[tuple[str, int, int, str]]
         ranked = [ev for ev in ranked if ev.score >= floor and ev.score > 0]
     for i, ev in enumerate(ranked, 1):
         ev.explain["grep_rank"] = i
-    return _focused(r, query, ranked[:k])
+    hits = _focused(r, query, ranked[:k])
+    if not focus_crumbs:
+        return hits
+    # the breadcrumb names the section of the lines the snippet shows (the focus)
+    return [replace(ev, heading_path=_crumbs(heads.get(ev.path, []), ev.focus[0]), explain=ev.explain) if ev.focus else ev for ev in hits]
 
 
 def _focused(r: Retriever, query: str, hits: list[Evidence]) -> list[Evidence]:

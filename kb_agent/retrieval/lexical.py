@@ -33,12 +33,15 @@ def kb_idf(terms: Iterable[str], df: Mapping[str, int], n_docs: int) -> dict[str
     return {t: bm25_idf(n_docs, df.get(t, 1)) for t in terms}
 
 
-def bm25_scores(passages: Sequence[Sequence[str]], query: Sequence[str], df: Mapping[str, int], n_docs: int) -> list[float]:
-    """Okapi BM25 (rank-bm25, k1=1.5, b=0.75) of tokenized `passages` for the tokenized `query`.
+def bm25_scores(passages: Sequence[Sequence[str]], query: Sequence[str], df: Mapping[str, int], n_docs: int, *, b: float = 0.75) -> list[float]:
+    """Okapi BM25 (rank-bm25, k1=1.5, b=0.75 unless given) of tokenized `passages` for the tokenized `query`.
 
     Term frequencies and lengths come from the passages; the IDF comes from the whole knowledge base
     (`df` over `n_docs` chunks), so a word common in the KB counts for little even when it is rare
     among the few passages scored. With no index (`n_docs` = 0) the passages are the statistics.
+
+    `b` = 0 turns off length normalisation: term frequencies still saturate, but a passage is not
+    preferred for being shorter than the others (retrieval/rerank.py compares windows of about one size).
 
     Returns:
         One score per passage, in order.
@@ -51,10 +54,10 @@ def bm25_scores(passages: Sequence[Sequence[str]], query: Sequence[str], df: Map
     else:
         stats, n = _local_df(passages), len(passages)
     idf = kb_idf(set(query), stats, n)
-    return okapi(docs, list(query), idf)
+    return okapi(docs, list(query), idf, b=b)
 
 
-def okapi(docs: Sequence[Sequence[str]], query: Sequence[str], idf: Mapping[str, float]) -> list[float]:
+def okapi(docs: Sequence[Sequence[str]], query: Sequence[str], idf: Mapping[str, float], *, b: float = B) -> list[float]:
     """rank-bm25's `BM25Okapi(docs).get_scores(query)` with `idf` as its IDF table, in plain Python.
 
     Each term's contribution is computed in the order numpy evaluates
@@ -65,7 +68,7 @@ def okapi(docs: Sequence[Sequence[str]], query: Sequence[str], idf: Mapping[str,
     lengths = [len(d) for d in docs]
     avgdl = sum(lengths) / len(docs)
     # the length norm of each passage, as rank-bm25 forms it: k1 * ((1 - b) + (b * dl) / avgdl)
-    norms = [K1 * (1 - B + B * dl / avgdl) for dl in lengths]
+    norms = [K1 * (1 - b + b * dl / avgdl) for dl in lengths]
     scores = [0.0] * len(docs)
     for q in query:
         w = idf.get(q) or 0

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 TOOLS: tuple[ToolName, ...] = TOOL_NAMES
 NO_FILTERS = SearchFilters()
+# query embeddings kept per Retriever (the agent asks a few variants of one question)
+QUERY_VECTOR_CACHE = 8
 
 
 class Retriever:
@@ -35,18 +37,34 @@ class Retriever:
         self.root: Path = settings.kb_root()
         self.index: IndexReader = IndexReader.open(settings, self.root, require=require_index)
         self.notices: list[str] = []  # why results are degraded (e.g. vectors unavailable); the CLI prints them once
+        self._query_vectors: dict[str, list[float]] = {}
 
     def notice(self, text: str) -> None:
         """Record a degradation once; callers show `notices` on stderr, never in results."""
         if text not in self.notices:
             self.notices.append(text)
-        # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits
+        # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits.
+        # Set here as on main (not in __init__): the agent's Engine sets it to False only when it already
+        # exists, so the agent reads cut passages; see the ranking branch's report before moving it.
         self.passages = True
 
     def refresh(self) -> bool:
         """Pick up a newer index written by another process since this Retriever opened (cheap when
         nothing changed: one SQLite read); see `IndexReader.refresh`. Returns True when it moved."""
-        return self.index.refresh()
+        moved = self.index.refresh()
+        if moved:
+            self._query_vectors.clear()  # a rebuilt index may embed with another model
+        return moved
+
+    def query_vector(self, query: str) -> list[float]:
+        """The query's embedding, computed once per query (hybrid search needs it for the vector list
+        and again for the passages' chunk similarities)."""
+        vec = self._query_vectors.get(query)
+        if vec is None:
+            if len(self._query_vectors) >= QUERY_VECTOR_CACHE:
+                self._query_vectors.pop(next(iter(self._query_vectors)))
+            vec = self._query_vectors[query] = self.index.embedder.embed_query(query)
+        return vec
 
     def grep(self, query: str, *, k: int = 10, filters: SearchFilters = NO_FILTERS, regex: bool = False) -> list[Evidence]:
         """Exact words, identifiers, config keys, ticket IDs, error codes, commands.

@@ -37,7 +37,7 @@ def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
     embedded, total = r.index.vector_coverage()
     if embedded < total:  # `kb index` is still embedding (or was stopped): the rest is found by grep
         r.notice(vectors_notice(embedded, total))
-    vec = r.index.embedder.embed_query(query)
+    vec = r.query_vector(query)
     hits = store.query(vec, k + 5, allowed)
     rows = cat.chunks_by_ids([cid for cid, _ in hits])
     out: list[Evidence] = []

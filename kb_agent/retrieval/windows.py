@@ -4,6 +4,7 @@ at the lines that answer, and mark the best few lines of every hit (`focus`) for
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from kb_agent.index.tokenize import tokenize
 from kb_agent.types import Evidence
 
 if TYPE_CHECKING:
+    from kb_agent.index.manifest import ChunkRow
     from kb_agent.retrieval.tools import Retriever
 
 # the passage size of the naive baseline the issue measured (rank-bm25 over 20-line windows, stride 10):
@@ -31,11 +33,6 @@ FOCUS_LINES = 4
 # heading words count for a window like this many body occurrences (a section titled with the
 # question's words is about it, but the body must still say it)
 HEADING_WEIGHT = 1
-# how many of the fused list's files have all their windows scored (the right file is in the top 5
-# far more often than the right lines are at rank 1)
-TOP_FILES = 5
-# Reciprocal Rank Fusion's k (Cormack et al. 2009), as in fusion.py
-RRF_K = 60
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -80,13 +77,13 @@ def spans(first: int, last: int) -> list[tuple[int, int]]:
     return out
 
 
-def score_windows(q: QueryTerms, docs: Sequence[Sequence[str]]) -> list[float]:
-    """BM25 of each window's tokens against the query, IDF from the whole KB."""
+def score_windows(q: QueryTerms, docs: Sequence[Sequence[str]], *, b: float = 0.75) -> list[float]:
+    """BM25 of each window's tokens against the query, IDF from the whole KB (`b`: length normalisation)."""
     from kb_agent.retrieval.lexical import bm25_scores
 
     if not q.terms or not docs:
         return [0.0] * len(docs)
-    return bm25_scores(docs, list(q.terms), q.df, q.n_docs)
+    return bm25_scores(docs, list(q.terms), q.df, q.n_docs, b=b)
 
 
 def snap(lines: Mapping[int, str], s: int, e: int) -> tuple[int, int]:
@@ -165,10 +162,10 @@ def with_focus(q: QueryTerms, ev: Evidence) -> Evidence:
     return replace(ev, focus=focus_lines(q, ev.text, ev.start_line), explain=ev.explain)
 
 
-def narrow(q: QueryTerms, ev: Evidence) -> Evidence:
-    """A long hit cut to its best window (with focus); a short one only gains its focus."""
+def narrow(q: QueryTerms, ev: Evidence, *, focus: bool = True) -> Evidence:
+    """A long hit cut to its best window; a short one kept whole. With `focus`, its focus lines are set."""
     if ev.end_line - ev.start_line + 1 <= NARROW_ABOVE_LINES:
-        return with_focus(q, ev)
+        return with_focus(q, ev) if focus else ev
     rows = ev.text.split("\n")
     lines = {ev.start_line + i: t for i, t in enumerate(rows)}
     a, b, sc = best_window(q, lines, ev.start_line, min(ev.end_line, ev.start_line + len(rows) - 1), ev.heading_path)
@@ -176,95 +173,17 @@ def narrow(q: QueryTerms, ev: Evidence) -> Evidence:
         a, b = snap(lines, ev.start_line, min(ev.start_line + WINDOW_LINES - 1, max(lines)))
     out = replace(ev, start_line=a, end_line=b, text=_text(lines, a, b), explain=ev.explain)
     out.explain["window"] = {"from": [ev.start_line, ev.end_line], "score": round(sc, 4)}
-    return with_focus(q, out)
+    return with_focus(q, out) if focus else out
 
 
-def refine_hits(r: Retriever, query: str, hits: list[Evidence]) -> list[Evidence]:
-    """Point every hit at its best lines, and let the top files' windows re-rank the lines within each file.
-
-    The fused list (each long hit cut to its best window) and a BM25 ranking of the 20-line windows
-    of its first TOP_FILES long files are fused by RRF; a window overlapping a hit counts once (the
-    one with more query words is shown). The order of files and the number of positions each file
-    holds stay as the whole-KB tools decided; inside a file, its best fused passages take its
-    positions. Short files have no windows, so a KB of short passages keeps its hits as they were.
-    With `r.passages` False (the agent reads whole hits for their context) hits only gain focus lines.
-    """
-    if not hits:
-        return hits
-    q = query_terms(r, query)
-    if not q.terms:
-        return hits
-    if not getattr(r, "passages", True):
-        return [with_focus(q, ev) for ev in hits]
-    narrowed = [narrow(q, ev) for ev in hits]
-    paths = list(dict.fromkeys(ev.path for ev in hits))[:TOP_FILES]
-    windows = _file_windows(r, q, paths)
-    if not windows:
-        return narrowed
-    slots: list[_Slot] = []
-    for name, items in (("hits", narrowed), ("windows", windows)):
-        for rank, ev in enumerate(items, 1):
-            contrib = 1.0 / (RRF_K + rank)
-            slot = next((f for f in slots if f.ev.overlaps(ev) and name not in f.ranks), None)
-            if slot is None:
-                slots.append(_Slot(ev, contrib, {name: rank}, ev if name == "hits" else None))
-                continue
-            slot.score += contrib
-            slot.ranks[name] = rank
-            if slot.base is None and name == "hits":
-                slot.base = ev
-            if _lexical(q, ev) > _lexical(q, slot.ev):
-                slot.ev = ev
-    slots.sort(key=lambda f: -f.score)
-    queues: dict[str, list[_Slot]] = {}
-    for f in slots:
-        queues.setdefault(f.ev.path, []).append(f)
-    out: list[Evidence] = []
-    # each position keeps its file (the fused order across files stands); the file's best fused
-    # lines take its positions in turn
-    for ev in narrowed:
-        queue = queues.get(ev.path)
-        if not queue:
-            continue
-        f = queue.pop(0)
-        explain = dict(f.base.explain) if f.base is not None else {}
-        explain["window_ranks"] = f.ranks
-        if f.ev.location != ev.location:
-            explain["moved_from"] = ev.location
-        out.append(replace(f.ev, score=ev.score, tool=ev.tool, explain=explain))
-    return out
-
-
-@dataclass(slots=True)
-class _Slot:
-    """One fused position: the shown evidence, its RRF score, each list's rank, the hit it came from."""
-
-    ev: Evidence
-    score: float
-    ranks: dict[str, int]
-    base: Evidence | None
-
-
-def _lexical(q: QueryTerms, ev: Evidence) -> float:
-    return score_windows(q, [tokenize(ev.text) + tokenize(" ".join(ev.heading_path)) * HEADING_WEIGHT])[0]
-
-
-def _dedupe(cands: list[tuple[float, Evidence]]) -> list[tuple[float, Evidence]]:
-    kept: list[tuple[float, Evidence]] = []
-    for sc, ev in cands:
-        if not any(ev.overlaps(k) for _s, k in kept):
-            kept.append((sc, ev))
-    return kept
-
-
-def _file_windows(r: Retriever, q: QueryTerms, paths: list[str]) -> list[Evidence]:
+def file_windows(r: Retriever, q: QueryTerms, paths: list[str], *, focus: bool = True) -> list[Evidence]:
     """The windows of the given files that are longer than one window, best BM25 first,
-    overlapping windows suppressed (a window is dropped when a better one overlaps it)."""
+    overlapping windows suppressed (a window is dropped when a better one overlaps it).
+    With `focus`, each window's focus lines are set."""
     cat = r.index.catalog
     if cat is None:
         return []
-    cands: list[tuple[float, Evidence]] = []
-    per_file: list[tuple[str, dict[int, str], Sequence[object]]] = []
+    per_file: list[tuple[str, dict[int, str], Sequence[ChunkRow]]] = []
     docs: list[list[str]] = []
     spans_all: list[tuple[int, int, int]] = []
     for path in paths:
@@ -276,24 +195,26 @@ def _file_windows(r: Retriever, q: QueryTerms, paths: list[str]) -> list[Evidenc
         if not lines or max(lines) - min(lines) + 1 <= NARROW_ABOVE_LINES:
             continue
         per_file.append((path, lines, rows))
+        # each line is tokenized once; the windows overlap (stride < size) and share its tokens
+        toks = {n: tokenize(t) for n, t in lines.items()}
         for a, b in spans(min(lines), max(lines)):
             spans_all.append((len(per_file) - 1, a, b))
-            docs.append(tokenize(_text(lines, a, b)))
+            docs.append([tok for n in range(a, b + 1) for tok in toks.get(n, ())])
     scores = score_windows(q, docs)
-    for (fi, a, b), sc in zip(spans_all, scores):
-        if sc <= 0.0:
-            continue
+    order = sorted((i for i, sc in enumerate(scores) if sc > 0.0), key=lambda i: -scores[i])
+    kept: list[Evidence] = []
+    for i in order:
+        fi, a, b = spans_all[i]
         path, flines, frows = per_file[fi]
         a, b = _cap(flines, *snap(flines, a, b))
-        ev = Evidence(path=path, start_line=a, end_line=b, text=_text(flines, a, b), score=round(sc, 4), tool="window", heading_path=_crumbs_at(frows, a))
-        cands.append((sc, ev))
-    cands.sort(key=lambda x: -x[0])
-    return [with_focus(q, ev) for _s, ev in _dedupe(cands)]
+        if any(k.path == path and k.start_line <= b and a <= k.end_line for k in kept):
+            continue
+        ev = Evidence(path=path, start_line=a, end_line=b, text=_text(flines, a, b), score=round(scores[i], 4), tool="window", heading_path=_crumbs_at(frows, a))
+        kept.append(with_focus(q, ev) if focus else ev)
+    return kept
 
 
-def _crumbs_at(rows: Sequence[object], line: int) -> tuple[str, ...]:
-    crumbs: tuple[str, ...] = ()
-    for row in rows:
-        if getattr(row, "start_line", 0) <= line:
-            crumbs = tuple(getattr(row, "heading_path", ()))
-    return crumbs
+def _crumbs_at(rows: Sequence[ChunkRow], line: int) -> tuple[str, ...]:
+    """The heading path of the last chunk starting at or before `line` (chunks are in file order)."""
+    i = bisect_right([row.start_line for row in rows], line)
+    return tuple(rows[i - 1].heading_path) if i else ()

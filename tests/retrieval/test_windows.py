@@ -86,3 +86,31 @@ def test_search_snippet_shows_the_matching_lines(kb: Path) -> None:
     assert "workers.md" in res.output and "Workers" in res.output  # location and breadcrumb
     snippet = [ln for ln in res.output.splitlines() if ln.startswith("    ")]
     assert snippet and "--workers 4" in snippet[0], res.output
+
+
+SECTIONS_MD = """# Handbook
+
+## Alpha
+
+Alpha notes one.
+Alpha notes two.
+
+## Beta
+
+The quarantine switch is flipped with `kbctl quarantine on`.
+"""
+
+
+def test_grep_breadcrumb_names_the_section_of_the_focus_lines(tmp_path: Path) -> None:
+    # the ±10-line passage starts in Alpha, the matching line is in Beta: the breadcrumb says Beta;
+    # with whole hits (`passages` off) a passage keeps the heading it starts under
+    root = tmp_path / "kb"
+    root.mkdir()
+    (root / "handbook.md").write_text(SECTIONS_MD, encoding="utf-8")
+    build_index(hash_settings(root))
+    with Retriever(hash_settings(root)) as r:
+        top = r.grep("quarantine switch", k=1)[0]
+        assert top.start_line < _answer_line(root, "handbook.md", "## Beta")
+        assert top.heading_path == ("Handbook", "Beta")
+        r.passages = False
+        assert r.grep("quarantine switch", k=1)[0].heading_path == ("Handbook",)
