@@ -32,6 +32,10 @@ def collect_status(settings: Settings) -> dict[str, Any]:
                 st["files_indexed"] = sum(1 for f in files.values() if f.status == "ok")
                 st["files_skipped"] = sum(1 for f in files.values() if f.status != "ok")
                 st["chunks"] = cat.bm25_stats()[0]
+                pending = cat.pending_count()
+                st["vectors_embedded"] = max(st["chunks"] - pending, 0)  # chunks whose vector is stored
+                st["vectors_pending"] = pending  # chunks `kb index` has not embedded yet (grep finds them)
+                st["generation"] = cat.generation()
                 st["fingerprint"] = json.loads(fp) if fp else {}
                 st["interrupted_run_pending"] = cat.get_meta("dirty") == "1"
             finally:
@@ -47,7 +51,8 @@ def collect_status(settings: Settings) -> dict[str, Any]:
     st["vector_store"] = describe_store(settings)
     if collection:
         st["vector_collection"] = collection
-    st["vector_store_answers"] = _store_answers(settings, root, collection, st.get("chunks"))
+    expected = st["vectors_embedded"] if "vectors_embedded" in st else None
+    st["vector_store_answers"] = _store_answers(settings, root, collection, expected)
     try:
         st["rg"] = f"{find_rg(settings.rg_path)} ({rg_version(settings.rg_path)})"
     except KbError as e:
@@ -57,7 +62,8 @@ def collect_status(settings: Settings) -> dict[str, Any]:
 
 
 def _store_answers(settings: Settings, root: Any, collection: str | None, chunks: int | None) -> str:
-    """`yes (N vectors)` or `no: <one-line reason naming the URL>`; never creates a collection."""
+    """`yes (N vectors)` or `no: <one-line reason naming the URL>`; never creates a collection.
+    `chunks` is how many vectors the catalog says are stored (its chunks minus those pending)."""
     if not collection:
         return _probe(settings, root)
     try:
@@ -66,7 +72,7 @@ def _store_answers(settings: Settings, root: Any, collection: str | None, chunks
         n = VectorStore(settings, index_dir(root), collection, create=False).count()
     except KbError as e:
         return f"no: {e.message}"
-    if chunks is not None and n > chunks:  # an interrupted run's orphans; the next `kb index` deletes them
+    if chunks is not None and n > chunks:  # an interrupted run's orphans (or a batch it stored but did not record); the next `kb index` settles them
         return f"yes ({n} vectors, {n - chunks} more than the catalog's {chunks} chunks: run `kb index`)"
     if chunks is not None and n < chunks:  # the store lost vectors (e.g. the server's data was replaced)
         return f"yes ({n} vectors, but the catalog has {chunks} chunks: run `kb index --rebuild`)"

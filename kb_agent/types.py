@@ -118,6 +118,7 @@ class IndexReport:
     chunks_embedded: int = 0
     duration_s: float = 0.0
     checked_only: bool = False
+    chunks_pending: int = 0  # chunks still without a vector (the run was paused or stopped before the end)
     warnings: tuple[FileSkip, ...] = ()  # indexed, but with a caveat (e.g. front matter ignored)
     notes: tuple[str, ...] = ()  # what the run did besides indexing (e.g. a broken store moved aside)
 

@@ -46,18 +46,23 @@ def _with_progress(settings: object, rebuild: bool, wait: float) -> IndexReport:
     from kb_agent.index.build import IndexProgress, build_index
 
     with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("files · {task.fields[chunks]} chunks embedded · {task.fields[rate]}"),
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[unit]} · {task.fields[chunks]} chunks embedded · {task.fields[rate]}"),
         TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=err_console(), transient=True,
     ) as bar:
-        task = bar.add_task("indexing", total=None, chunks=0, rate="")
+        task = bar.add_task("indexing", total=None, chunks=0, rate="", unit="files")
 
         def on_progress(p: IndexProgress) -> None:
             if p.phase == "scan":
                 bar.update(task, description="scanning", total=p.files_total, completed=0)
                 return
-            elapsed = bar.tasks[0].elapsed or 0.0
-            rate = f"{p.chunks_done / elapsed:.1f} chunks/s" if elapsed > 0 and p.chunks_done else ""
-            bar.update(task, description="indexing", total=p.files_total, completed=p.files_done, chunks=p.chunks_done, rate=rate)
+            if p.phase == "embed":  # the lexical index is committed: search works, vectors stream in
+                if bar.tasks[0].description != "embedding":
+                    bar.reset(task, description="embedding", total=p.chunks_total, completed=0, unit="chunks", chunks=0, rate="")
+                elapsed = bar.tasks[0].elapsed or 0.0
+                rate = f"{p.chunks_done / elapsed:.1f} chunks/s" if elapsed > 0 and p.chunks_done else ""
+                bar.update(task, total=p.chunks_total, completed=p.chunks_done, chunks=p.chunks_done, rate=rate)
+                return
+            bar.update(task, description="indexing", total=p.files_total, completed=p.files_done, unit="files")
 
         return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=on_progress)  # type: ignore[arg-type]
 

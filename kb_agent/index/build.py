@@ -1,69 +1,63 @@
-"""`kb index`: bring `.kb/` up to date with the files on disk — incremental by content hash,
-resumable after a kill, one writer at a time."""
+"""`kb index`: bring `.kb/` up to date with the files on disk — lexical first, vectors streaming in
+after it; incremental by content hash (the whole tree, or only given paths), resumable after a
+kill, one writer at a time.
+
+A run has two phases. The lexical phase commits every changed file's catalog rows (chunks, BM25
+statistics, headings, links) one file per transaction, so grep, files and related answer in full as
+soon as it ends. The vector phase then embeds the chunks the catalog marks pending, a batch per
+commit (`index/vectorize.py`). Every commit bumps the catalog's generation, which readers watch to
+refresh what they cached (`IndexReader.refresh`).
+"""
 
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import time
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kb_agent.corpus.fileio import UnsafeFile, read_regular_bytes, unwritable_reason
+from kb_agent.corpus.fileio import unwritable_reason
 from kb_agent.errors import IndexIncompatible, IndexLocked, index_write_error
-from kb_agent.index.embeddings import MAX_EMBED_CHARS
+from kb_agent.index.apply import chunk_id as chunk_id
 from kb_agent.index.fingerprint import current_fingerprint, fingerprint_mismatch
 from kb_agent.index.manifest import Catalog, FileRow
 from kb_agent.index.recover import clear_for_rebuild
-from kb_agent.index.tokenize import tokenize
+from kb_agent.index.scan import MAX_FILE_BYTES as MAX_FILE_BYTES
+from kb_agent.index.scan import file_hash, scan
+from kb_agent.index.scan import validate_text as validate_text
+from kb_agent.index.vectorize import EMBEDDING_HEAD_SEPARATOR as EMBEDDING_HEAD_SEPARATOR
+from kb_agent.index.vectorize import EMBEDDING_TEXT_FORMAT as EMBEDDING_TEXT_FORMAT
+from kb_agent.index.vectorize import EMBEDDING_TEXT_PARAMS as EMBEDDING_TEXT_PARAMS
+from kb_agent.index.vectorize import embedding_text as embedding_text
 from kb_agent.names import index_dir as kb_index_dir
-from kb_agent.types import Document, FileSkip, IndexReport
+from kb_agent.types import FileSkip, IndexReport
 
 if TYPE_CHECKING:
-    from kb_agent.index.embeddings import Embedder
+    from kb_agent.corpus.discover import Discovery
     from kb_agent.index.vectors import VectorStore
     from kb_agent.settings import Settings
-
-# Files above this are skipped with a reason: a 20 MB markdown file is almost always generated
-# output, and chunking and embedding it would dominate the index for little value.
-MAX_FILE_BYTES = 5 * 1024 * 1024
-# A chunk is embedded as "title > heading > subheading", a newline, then its text: the breadcrumb
-# gives a short section its context. The model sees at most MAX_EMBED_CHARS of it.
-EMBEDDING_HEAD_SEPARATOR = " > "
-EMBEDDING_TEXT_FORMAT = "{head}\n{text}"
-# everything that shapes a vector besides the model; the index fingerprint hashes it
-EMBEDDING_TEXT_PARAMS: dict[str, object] = {
-    "format": EMBEDDING_TEXT_FORMAT,
-    "head_separator": EMBEDDING_HEAD_SEPARATOR,
-    "max_chars": MAX_EMBED_CHARS,
-}
 
 
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
-    phase: str  # "scan" | "embed" | "done"
+    """Where a run is: "scan" (files_total known), "lexical" (files_done of files_total written),
+    "embed" (chunks_done of chunks_total embedded), "done"."""
+
+    phase: str
     files_done: int
     files_total: int
     chunks_done: int
     path: str = ""
+    chunks_total: int = 0
 
 
 ProgressFn = Callable[[IndexProgress], None]
-
-
-@dataclass(frozen=True, slots=True)
-class _Change:
-    path: str
-    abspath: Path
-    size: int
-    mtime_ns: int
-    hash: str
-    data: bytes
+PauseFn = Callable[[], bool]
 
 
 def catalog_path(index_dir: Path) -> Path:
@@ -77,29 +71,6 @@ def _ensure_index_dir(index_dir: Path) -> None:
         ignore.write_text("# kb's index: rebuilt by `kb index`, never committed\n*\n", encoding="utf-8")
 
 
-def _hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def chunk_id(path: str, text: str, occurrence: int) -> str:
-    """Stable id from content, not position: a line inserted above a chunk keeps its vector."""
-    return hashlib.sha256(f"{path}\0{occurrence}\0{text}".encode()).hexdigest()[:32]
-
-
-def validate_text(data: bytes) -> tuple[str | None, str | None]:
-    """(decoded text, None) or (None, why it is skipped)."""
-    if not data.strip():
-        return None, "empty file"
-    if b"\0" in data[:8192]:
-        return None, "binary file (NUL bytes), not markdown"
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        return None, f"not valid UTF-8 (line {line})"
-    return text, None
-
-
 def build_index(
     settings: Settings,
     *,
@@ -107,6 +78,7 @@ def build_index(
     check: bool = False,
     wait_s: float = 0.0,
     on_progress: ProgressFn | None = None,
+    should_pause: PauseFn | None = None,
 ) -> IndexReport:
     """Index the KB root named by `settings`.
 
@@ -117,6 +89,9 @@ def build_index(
             built with other parameters raises IndexIncompatible).
         wait_s: how long to wait for another writer's lock before giving up.
         on_progress: called as work advances (library code never prints).
+        should_pause: checked between embedding batches; when it returns True the run stops there,
+            with the remaining chunks still pending (`IndexReport.chunks_pending`), to be embedded by
+            the next run.
 
     Returns:
         An IndexReport: indexed, updated, unchanged, removed, skipped-with-reason.
@@ -125,14 +100,58 @@ def build_index(
         IndexLocked: another `kb index` holds the lock.
         IndexIncompatible: built with another model/chunker/schema and `rebuild` is False.
     """
-    from kb_agent.corpus.discover import discover
-
     started = time.perf_counter()
     root = settings.kb_root()
     index_dir = kb_index_dir(root)
     if check:
         return _check(settings, root, index_dir, started)
+    with _writer_lock(root, index_dir, wait_s):
+        notes = clear_for_rebuild(settings, root, index_dir) if rebuild else []
+        report = _run(settings, root, index_dir, rebuild=rebuild, paths=None, on_progress=on_progress, should_pause=should_pause, started=started)
+        return replace(report, notes=tuple(notes)) if notes else report
 
+
+def update_index(
+    settings: Settings,
+    paths: Iterable[str],
+    *,
+    wait_s: float = 0.0,
+    on_progress: ProgressFn | None = None,
+    should_pause: PauseFn | None = None,
+) -> IndexReport:
+    """Bring only `paths` up to date — no walk of the rest of the tree (what watch mode calls).
+
+    Each path is relative to the KB root (POSIX) and names a file or a folder, as it is now or as it
+    was: a path that exists is indexed under the usual rules (hidden folders, .gitignore/.kbignore,
+    size, encoding), one that is gone — or no longer part of the KB — is removed with everything
+    under it. Chunks left pending by an earlier run are embedded too. Without an index yet, this is
+    a full `build_index`.
+
+    Raises:
+        IndexLocked: another writer holds the lock past `wait_s`.
+        IndexIncompatible: built with another model/chunker/schema.
+    """
+    started = time.perf_counter()
+    root = settings.kb_root()
+    index_dir = kb_index_dir(root)
+    rels = sorted({p.strip("/") for p in (_relative(root, p) for p in paths) if p is not None})
+    with _writer_lock(root, index_dir, wait_s):
+        return _run(settings, root, index_dir, rebuild=False, paths=rels, on_progress=on_progress, should_pause=should_pause, started=started)
+
+
+def _relative(root: Path, path: str) -> str | None:
+    """`path` relative to the root in POSIX form; absolute paths outside the root give None."""
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            return p.relative_to(root.resolve()).as_posix() if p.is_relative_to(root.resolve()) else p.relative_to(root).as_posix()
+        except ValueError:
+            return None
+    return p.as_posix()
+
+
+@contextmanager
+def _writer_lock(root: Path, index_dir: Path, wait_s: float) -> Iterator[None]:
     from filelock import FileLock, Timeout
 
     folder = index_dir if index_dir.is_dir() else root
@@ -151,9 +170,7 @@ def build_index(
     except OSError as e:
         raise index_write_error(e.errno, e.strerror or str(e), str(index_dir / "index.lock")) from None
     try:
-        notes = clear_for_rebuild(settings, root, index_dir) if rebuild else []
-        report = _build(settings, root, index_dir, rebuild, on_progress, started, discover)
-        return replace(report, notes=tuple(notes)) if notes else report
+        yield
     finally:
         lock.release()
 
@@ -185,8 +202,10 @@ def _check(settings: Settings, root: Path, index_dir: Path, started: float) -> I
         elif (row.size, row.mtime_ns) == (st.st_size, st.st_mtime_ns):
             unchanged += 1
         else:
+            from kb_agent.corpus.fileio import read_regular_bytes
+
             try:
-                same = _hash(read_regular_bytes(abspath, MAX_FILE_BYTES)) == row.hash
+                same = file_hash(read_regular_bytes(abspath, MAX_FILE_BYTES)) == row.hash
             except OSError:
                 same = False
             if same:
@@ -198,135 +217,111 @@ def _check(settings: Settings, root: Path, index_dir: Path, started: float) -> I
     return IndexReport(root=str(root), indexed=tuple(new), updated=tuple(changed), unchanged=unchanged, removed=tuple(removed), skipped=found.skipped, duration_s=time.perf_counter() - started, checked_only=True)
 
 
-def _build(settings: Settings, root: Path, index_dir: Path, rebuild: bool, on_progress: ProgressFn | None, started: float, discover: Callable[[Path], object]) -> IndexReport:
-    from kb_agent.corpus.chunking import parse_document
+def _under(path: str, scope: list[str]) -> bool:
+    return any(path == s or path.startswith(s + "/") for s in scope)
+
+
+def _run(
+    settings: Settings, root: Path, index_dir: Path, *, rebuild: bool, paths: list[str] | None,
+    on_progress: ProgressFn | None, should_pause: PauseFn | None, started: float,
+) -> IndexReport:
+    from kb_agent.corpus.discover import discover, discover_paths
+    from kb_agent.index.apply import apply_change, remove_path
 
     notify = on_progress or (lambda _p: None)
     cat = Catalog.open(catalog_path(index_dir))
     try:
-        fp = current_fingerprint(settings)
         stored = cat.get_meta("fingerprint")
         if stored is not None and not rebuild:
-            why = fingerprint_mismatch(json.loads(stored), fp)
+            why = fingerprint_mismatch(json.loads(stored), current_fingerprint(settings))
             if why:
                 raise IndexIncompatible(f"the index was built with {why}", hint="run `kb index --rebuild`")
-        store: VectorStore | None = None
         if rebuild:
             old = cat.get_meta("collection")
             cat.reset()
             if old:
                 _open_store(settings, index_dir, old).drop()
-
-        found = discover(root)
-        files: tuple[tuple[str, Path], ...] = found.files  # type: ignore[attr-defined]
-        skipped: list[FileSkip] = list(found.skipped)  # type: ignore[attr-defined]
-        warnings: list[FileSkip] = []
+            stored = None
+        if stored is None:
+            paths = None  # nothing indexed yet: every file is new, walk them all
+        found: Discovery = discover(root) if paths is None else discover_paths(root, paths)
         known = cat.files()
-        changes: list[_Change] = []
-        unchanged = 0
-        notify(IndexProgress("scan", 0, len(files), 0))
-        for rel, abspath in files:
-            row = known.get(rel)
-            try:
-                st = abspath.stat()
-                if row is not None and (row.size, row.mtime_ns) == (st.st_size, st.st_mtime_ns):
-                    unchanged += 1
-                    if row.status == "skipped" and row.reason:
-                        skipped.append(FileSkip(rel, row.reason))
-                    elif row.reason:
-                        warnings.append(FileSkip(rel, row.reason))
-                    continue
-                if st.st_size > MAX_FILE_BYTES:
-                    skipped.append(FileSkip(rel, f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MB ({st.st_size / 1048576:.1f} MB)"))
-                    continue
-                data = read_regular_bytes(abspath, MAX_FILE_BYTES)
-            except UnsafeFile as e:  # became a pipe or device, or grew past the cap, since discovery
-                skipped.append(FileSkip(rel, str(e.strerror)))
-                continue
-            except OSError as e:
-                skipped.append(FileSkip(rel, f"unreadable: {e.strerror or e}"))
-                continue
-            h = _hash(data)
-            if row is not None and row.hash == h:
-                cat.touch_file(rel, st.st_size, st.st_mtime_ns)
-                unchanged += 1
-                if row.status == "skipped" and row.reason:
-                    skipped.append(FileSkip(rel, row.reason))
-                elif row.reason:
-                    warnings.append(FileSkip(rel, row.reason))
-                continue
-            changes.append(_Change(rel, abspath, st.st_size, st.st_mtime_ns, h, data))
+        notify(IndexProgress("scan", 0, len(found.files), 0))
+        scanned = scan(cat, found.files, known)
         cat.conn.commit()
+        skipped: list[FileSkip] = [*found.skipped, *scanned.skipped]
+        warnings = scanned.warnings
+        changes = scanned.changes
 
-        present = {rel for rel, _ in files}
+        present = {rel for rel, _ in found.files} - set(scanned.gone)
         # a file that became too large / unreadable is dropped from the index, not kept stale
         skipped_now = {s.path for s in skipped}
-        removed = sorted(p for p in known if p not in present or (p in skipped_now and known[p].status == "ok"))
-        dirty = rebuild or cat.get_meta("dirty") == "1"  # a rebuild also sweeps a server collection it could not drop
-        if not changes and not removed and not dirty and stored is not None:
-            return IndexReport(root=str(root), unchanged=unchanged, skipped=tuple(skipped), warnings=tuple(warnings), chunks_total=cat.bm25_stats()[0], duration_s=time.perf_counter() - started)
+        candidates = known if paths is None else {p: r for p, r in known.items() if _under(p, paths)}
+        removed = sorted(p for p in candidates if p not in present or (p in skipped_now and known[p].status == "ok"))
+        # an interrupted run may have left vectors no chunk uses (a rebuild also sweeps a server collection it could not drop)
+        was_dirty = rebuild or cat.get_meta("dirty") == "1"
+        pending = cat.pending_count()
+        if not changes and not removed and not was_dirty and stored is not None and not pending:
+            return IndexReport(root=str(root), unchanged=scanned.unchanged, skipped=tuple(skipped), warnings=tuple(warnings), chunks_total=cat.bm25_stats()[0], duration_s=time.perf_counter() - started)
 
         from kb_agent.index.embeddings import get_embedder
 
         embedder = get_embedder(settings)
         fp = current_fingerprint(settings, dim=embedder.dim)
         name = cat.get_meta("collection") or _collection_for(root, fp)
-        store = _open_store(settings, index_dir, name)
         cat.set_meta("fingerprint", json.dumps(fp, sort_keys=True))
         cat.set_meta("collection", name)
-        cat.set_meta("dirty", "1")
+        if changes or removed:
+            cat.set_meta("dirty", "1")  # until the stale vectors are deleted, the store holds some no chunk uses
+        cat.bump_generation()
         cat.conn.commit()
 
-        if dirty:
-            orphans = sorted(store.all_ids() - cat.all_chunk_ids())
-            if orphans:
-                store.delete(orphans)
-
+        # lexical phase: every changed file in its own transaction, no model and no store needed
+        stale: list[str] = []
         for rel in removed:
-            ids = cat.remove_file(rel)
-            cat.conn.commit()
-            if ids:
-                store.delete(ids)
-
+            stale += remove_path(cat, rel)
         indexed: list[str] = []
         updated: list[str] = []
-        embedded = 0
         for n, ch in enumerate(changes, 1):
-            text, why = validate_text(ch.data)
-            old_ids = cat.chunk_ids(ch.path)
-            if why is not None or text is None:
-                cat.remove_file(ch.path)
-                cat.put_skipped(ch.path, why or "unreadable", hash=ch.hash, size=ch.size, mtime_ns=ch.mtime_ns)
-                cat.conn.commit()
-                if old_ids:
-                    store.delete(old_ids)
-                skipped.append(FileSkip(ch.path, why or "unreadable"))
-                notify(IndexProgress("embed", n, len(changes), embedded, ch.path))
-                continue
-            doc = parse_document(ch.path, text)
-            warnings.extend(FileSkip(ch.path, w) for w in doc.warnings)
-            ids, terms = _chunk_ids_and_terms(doc)
-            embedded += _embed_missing(store, embedder, doc, ids, settings.embedding_batch_size)
-            cat.remove_file(ch.path)
-            cat.put_file(doc, ids, terms, hash=ch.hash, size=ch.size, mtime_ns=ch.mtime_ns)
+            applied = apply_change(cat, ch)
+            stale += applied.stale_ids
+            warnings.extend(applied.warnings)
+            if applied.skip is not None:
+                skipped.append(applied.skip)
+            else:
+                (updated if ch.path in known and known[ch.path].status == "ok" else indexed).append(ch.path)
+            notify(IndexProgress("lexical", n, len(changes), 0, ch.path))
+        if changes or removed:
+            from kb_agent.index.links import resolve_all_links
+
+            resolve_all_links(cat)
+            cat.bump_generation()
             cat.conn.commit()
-            stale = sorted(set(old_ids) - set(ids))
-            if stale:
-                store.delete(stale)
-            (updated if ch.path in known and known[ch.path].status == "ok" else indexed).append(ch.path)
-            notify(IndexProgress("embed", n, len(changes), embedded, ch.path))
 
-        from kb_agent.index.links import resolve_all_links
+        # vector phase: drop what no chunk uses any more, then embed what is pending
+        store = _open_store(settings, index_dir, name)
+        drop = set(stale) | (store.all_ids() - cat.all_chunk_ids() if was_dirty else set())
+        if drop:
+            store.delete(sorted(drop))
+        if was_dirty or changes or removed:
+            cat.set_meta("dirty", "0")
+            cat.conn.commit()
+        total_files = len(changes)
+        from kb_agent.index.vectorize import embed_pending
 
-        resolve_all_links(cat)
-        cat.set_meta("built_at", str(time.time()))
-        cat.set_meta("dirty", "0")
-        cat.conn.commit()
+        def on_batch(done: int, total: int) -> None:
+            notify(IndexProgress("embed", total_files, total_files, done, chunks_total=total))
+
+        embedded, left = embed_pending(cat, store, embedder, batch=settings.embedding_batch_size, on_batch=on_batch, should_pause=should_pause)
+        if not left:
+            cat.set_meta("built_at", str(time.time()))
+            cat.conn.commit()
         total = cat.bm25_stats()[0]
-        notify(IndexProgress("done", len(changes), len(changes), embedded))
+        notify(IndexProgress("done", total_files, total_files, embedded, chunks_total=embedded + left))
         return IndexReport(
-            root=str(root), indexed=tuple(indexed), updated=tuple(updated), unchanged=unchanged, removed=tuple(removed),
-            skipped=tuple(skipped), warnings=tuple(warnings), chunks_total=total, chunks_embedded=embedded, duration_s=time.perf_counter() - started,
+            root=str(root), indexed=tuple(indexed), updated=tuple(updated), unchanged=scanned.unchanged, removed=tuple(removed),
+            skipped=tuple(skipped), warnings=tuple(warnings), chunks_total=total, chunks_embedded=embedded, chunks_pending=left,
+            duration_s=time.perf_counter() - started,
         )
     finally:
         cat.close()
@@ -342,34 +337,6 @@ def _open_store(settings: Settings, index_dir: Path, name: str) -> VectorStore:
     from kb_agent.index.vectors import VectorStore
 
     return VectorStore(settings, index_dir, name)
-
-
-def embedding_text(doc: Document, i: int) -> str:
-    """What the model sees for chunk i: title and heading breadcrumb give a section its context."""
-    c = doc.chunks[i]
-    head = EMBEDDING_HEAD_SEPARATOR.join(h for h in (doc.title, *c.heading_path) if h)
-    return EMBEDDING_TEXT_FORMAT.format(head=head, text=c.text) if head else c.text
-
-
-def _chunk_ids_and_terms(doc: Document) -> tuple[list[str], list[Counter[str]]]:
-    seen: Counter[str] = Counter()
-    ids, terms = [], []
-    for c in doc.chunks:
-        key = c.text
-        ids.append(chunk_id(doc.path, key, seen[key]))
-        seen[key] += 1
-        terms.append(Counter(tokenize(" ".join((*c.heading_path, c.text)))))
-    return ids, terms
-
-
-def _embed_missing(store: VectorStore, embedder: Embedder, doc: Document, ids: list[str], batch: int) -> int:
-    have = store.existing(ids)  # resumed run or unchanged chunk text: reuse the vector
-    todo = [i for i, cid in enumerate(ids) if cid not in have]
-    for s in range(0, len(todo), batch):
-        part = todo[s : s + batch]
-        vecs = embedder.embed_passages([embedding_text(doc, i) for i in part])
-        store.upsert([ids[i] for i in part], vecs, [doc.path] * len(part))
-    return len(todo)
 
 
 def index_is_present(index_dir: Path) -> bool:

@@ -1,6 +1,7 @@
 """The index catalog in SQLite (`.kb/catalog.sqlite`): files with hashes, chunks, BM25 term stats,
-headings, links and the fingerprint. Each file's rows change in one transaction, so a reader never
-sees half a file, and a killed `kb index` leaves the last committed state."""
+headings, links, the chunks still waiting for a vector, a generation number and the fingerprint.
+Each file's rows change in one transaction, so a reader never sees half a file, and a killed
+`kb index` leaves the last committed state."""
 
 from __future__ import annotations
 
@@ -35,7 +36,12 @@ CREATE TABLE IF NOT EXISTS links (
   path TEXT NOT NULL, line INTEGER, target TEXT, anchor TEXT, kind TEXT, text TEXT, resolved TEXT);
 CREATE INDEX IF NOT EXISTS links_path ON links(path);
 CREATE INDEX IF NOT EXISTS links_resolved ON links(resolved);
+CREATE TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY);
 """
+# `pending` holds the chunks committed to the catalog whose vector is not yet in the store: the
+# lexical index is written first and vectors stream in after it. A catalog written before this
+# table existed has none (its writer embedded every chunk before committing it), so readers treat a
+# missing table as "nothing pending" and only a writer creates it.
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +241,14 @@ class Catalog:
     def set_meta(self, key: str, value: str) -> None:
         self.conn.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value", (key, value))
 
+    def generation(self) -> int:
+        """How many commits changed what readers see (lexical rows or vectors); one indexed read."""
+        return int(self.get_meta("generation") or 0)
+
+    def bump_generation(self) -> None:
+        """Count one more reader-visible change; part of the caller's transaction."""
+        self.conn.execute("INSERT INTO meta(key, value) VALUES('generation', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+
     # files ----------------------------------------------------------------
     def files(self) -> dict[str, FileRow]:
         rows = self.conn.execute("SELECT path, hash, size, mtime_ns, status, reason, title, tags, aliases, line_count FROM files").fetchall()
@@ -266,12 +280,16 @@ class Catalog:
             self.conn.executemany("UPDATE terms SET df = df - ? WHERE term=?", [(n, t) for t, n in df.items()])
             self.conn.execute("DELETE FROM terms WHERE df <= 0")
         self._bump_stats(-len(ids), -removed_len)
+        if ids:
+            self.conn.execute("DELETE FROM pending WHERE id IN (SELECT id FROM chunks WHERE path=?)", (path,))
         for table in ("chunks", "headings", "links", "files"):
             self.conn.execute(f"DELETE FROM {table} WHERE path=?", (path,))
         return ids
 
-    def put_file(self, doc: Document, ids: list[str], chunk_terms: list[Counter[str]], *, hash: str, size: int, mtime_ns: int) -> None:
-        """Insert a parsed file (after `remove_file`); its warnings are kept as the row's reason. Caller commits."""
+    def put_file(self, doc: Document, ids: list[str], chunk_terms: list[Counter[str]], *, hash: str, size: int, mtime_ns: int, embedded: set[str] | frozenset[str] = frozenset()) -> None:
+        """Insert a parsed file (after `remove_file`); its warnings are kept as the row's reason, and
+        every chunk not in `embedded` (ids whose vector is known to be stored) is marked pending.
+        Caller commits."""
         self.conn.execute(
             "INSERT INTO files VALUES(?,?,?,?,?,?,?,?,?,?)",
             (doc.path, hash, size, mtime_ns, "ok", "; ".join(doc.warnings) or None, doc.title, json.dumps(doc.tags, ensure_ascii=False), json.dumps(doc.aliases, ensure_ascii=False), doc.line_count),
@@ -285,6 +303,7 @@ class Catalog:
             df.update(tf.keys())
             rows.append((cid, doc.path, i, chunk.start_line, chunk.end_line, chunk.text, json.dumps(chunk.heading_path, ensure_ascii=False), json.dumps(chunk.questions, ensure_ascii=False), json.dumps(tf, ensure_ascii=False), length))
         self.conn.executemany("INSERT OR REPLACE INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
+        self.conn.executemany("INSERT OR IGNORE INTO pending(id) VALUES(?)", [(cid,) for cid in ids if cid not in embedded])
         self.conn.executemany("INSERT INTO terms(term, df) VALUES(?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df", list(df.items()))
         self._bump_stats(len(rows), total)
         self.conn.executemany("INSERT INTO headings VALUES(?,?,?,?,?)", [(doc.path, h.line, h.level, h.text, h.slug) for h in doc.headings])
@@ -300,6 +319,38 @@ class Catalog:
         self.conn.execute(
             "INSERT INTO meta(key, value) VALUES('total_length', ?) ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + ?", (str(max(length, 0)), length)
         )
+
+    # vectors ----------------------------------------------------------------
+    def _has_pending_table(self) -> bool:
+        row = self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='pending'").fetchone()
+        return row is not None
+
+    def pending_count(self) -> int:
+        """Chunks in the catalog still waiting for their vector (0 for a catalog older than the table)."""
+        if not self._has_pending_table():
+            return 0
+        return int(self.conn.execute("SELECT count(*) FROM pending").fetchone()[0])
+
+    def pending_among(self, ids: Iterable[str]) -> set[str]:
+        """Which of `ids` still wait for a vector."""
+        uniq = list(set(ids))
+        out: set[str] = set()
+        for i in range(0, len(uniq), 500):
+            part = uniq[i : i + 500]
+            out.update(r[0] for r in self.conn.execute(f"SELECT id FROM pending WHERE id IN ({','.join('?' * len(part))})", part).fetchall())
+        return out
+
+    def pending_rows(self, limit: int) -> list[tuple[str, str, str, tuple[str, ...], str]]:
+        """Up to `limit` chunks waiting for a vector, in KB order: (id, path, file title, heading path, text)."""
+        q = (
+            "SELECT c.id, c.path, f.title, c.heading_path, c.text FROM pending p JOIN chunks c ON c.id = p.id "
+            "JOIN files f ON f.path = c.path ORDER BY c.path, c.ord LIMIT ?"
+        )
+        return [(str(r[0]), str(r[1]), str(r[2] or ""), tuple(json.loads(str(r[3]))), str(r[4])) for r in self.conn.execute(q, (limit,)).fetchall()]
+
+    def mark_embedded(self, ids: Iterable[str]) -> None:
+        """These chunks now have their vector in the store. Caller commits."""
+        self.conn.executemany("DELETE FROM pending WHERE id=?", [(cid,) for cid in ids])
 
     # reads ----------------------------------------------------------------
     def bm25_stats(self) -> tuple[int, float]:
@@ -353,8 +404,11 @@ class Catalog:
         self.conn.executemany("UPDATE links SET resolved=? WHERE path=? AND line=? AND target=? AND kind=?", rows)
 
     def reset(self) -> None:
-        for table in ("meta", "files", "chunks", "terms", "headings", "links"):
+        """Empty every table; the generation keeps counting up, so a reader notices the rebuild."""
+        generation = self.generation()
+        for table in ("meta", "files", "chunks", "terms", "headings", "links", "pending"):
             self.conn.execute(f"DELETE FROM {table}")
+        self.set_meta("generation", str(generation + 1))
         self.conn.commit()
 
 

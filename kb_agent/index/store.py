@@ -1,4 +1,5 @@
-"""Read side of the index: the catalog (read-only), fingerprint checks, lazily the vectors and embedder."""
+"""Read side of the index: the catalog (read-only), fingerprint checks, lazily the vectors and embedder;
+`refresh()` picks up what a writer committed since (the catalog's generation number moved)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kb_agent.corpus.pathmatch import PathGlobs
-from kb_agent.errors import IndexCorrupt, IndexIncompatible, IndexNotBuilt
+from kb_agent.errors import IndexCorrupt, IndexIncompatible, IndexNotBuilt, KbError
 from kb_agent.index.build import catalog_path
 from kb_agent.index.fingerprint import current_fingerprint, fingerprint_mismatch
 from kb_agent.index.manifest import Catalog, FileRow
@@ -32,38 +33,76 @@ class IndexReader:
         self._store: VectorStore | None = None
         self._embedder: Embedder | None = None
         self._files: dict[str, FileRow] | None = None
+        self._coverage: tuple[int, int] | None = None
+        self._fresh_store = False  # the next store opened must not be Chroma's cached client (see refresh)
         self._lock = threading.Lock()  # plan steps run in threads and may open these lazily together
+        self._generation = catalog.generation() if catalog is not None else -1
+        self._catalog_id = _file_id(catalog_path(self.index_dir))
 
     @classmethod
     def open(cls, settings: Settings, root: Path, *, require: bool = True) -> IndexReader:
-        """Open the index under `root/.kb`.
+        """Open the index under `root/.kb` (reads only: nothing is created or migrated).
 
         Raises:
             IndexNotBuilt: no index and `require`.
             IndexIncompatible: built with another model, chunker or schema.
             IndexCorrupt: the catalog cannot be read.
         """
-        path = catalog_path(index_dir(root))
-        if not path.exists():
-            if require:
-                raise IndexNotBuilt(f"no index in {root}", hint=f"run `kb index --kb {root}` first")
-            return cls(settings, root, None)
-        cat = Catalog.open(path, readonly=True)
-        stored = cat.get_meta("fingerprint")
-        if stored is None:
-            cat.close()
-            if require:
-                raise IndexNotBuilt(f"the index in {root} was never completed", hint="run `kb index`")
-            return cls(settings, root, None)
-        try:
-            why = fingerprint_mismatch(json.loads(stored), current_fingerprint(settings))
-        except (ValueError, AttributeError):
-            cat.close()
-            raise IndexCorrupt("the index fingerprint is unreadable", hint="run `kb index --rebuild`") from None
-        if why:
-            cat.close()
-            raise IndexIncompatible(f"the index was built with {why}", hint="run `kb index --rebuild` (or set the settings the index was built with)")
+        cat = _open_catalog(settings, root, require=require)
         return cls(settings, root, cat)
+
+    def generation(self) -> int:
+        """The catalog's generation: it moves with every commit that changes what readers see
+        (files, chunks, statistics, vectors). One indexed SQLite read; -1 when there is no index."""
+        if self.catalog is None:
+            return -1
+        return self.catalog.generation()
+
+    def refresh(self) -> bool:
+        """Pick up what a writer committed since this reader opened (or last refreshed).
+
+        When the generation moved — or the catalog file was replaced, e.g. `.kb/` deleted and
+        rebuilt, or an index appeared where there was none — cached file rows and vector counts are
+        dropped, the fingerprint is checked again, and the vector store is reopened on next use with a
+        new Chroma client: Chroma's embedded client does not see vectors another process added after
+        it started (chroma-core/chroma#3792). Never writes.
+
+        Returns:
+            True when the index moved (what is cached was re-read), False when nothing changed.
+
+        Raises:
+            IndexIncompatible: the index was rebuilt with other settings than this reader's.
+            IndexCorrupt: the catalog became unreadable.
+        """
+        with self._lock:
+            now_id = _file_id(catalog_path(self.index_dir))
+            if now_id != self._catalog_id or self.catalog is None:
+                cat = _open_catalog(self.settings, self.root, require=False) if now_id is not None else None
+                if cat is None and self.catalog is None:
+                    return False
+                if self.catalog is not None:
+                    self.catalog.close()
+                self.catalog = cat
+                self._catalog_id = now_id
+            elif self.catalog.generation() == self._generation:
+                return False
+            else:
+                _check_fingerprint(self.catalog, self.settings)
+            self._generation = self.catalog.generation() if self.catalog is not None else -1
+            self._files = None
+            self._coverage = None
+            self._store = None
+            self._fresh_store = True
+            return True
+
+    def vector_coverage(self) -> tuple[int, int]:
+        """(chunks with a vector, chunks in the catalog), as of the last open or refresh."""
+        if self._coverage is None:
+            if self.catalog is None:
+                return (0, 0)
+            total = self.catalog.bm25_stats()[0]
+            self._coverage = (max(total - self.catalog.pending_count(), 0), total)
+        return self._coverage
 
     @property
     def built(self) -> bool:
@@ -106,9 +145,13 @@ class IndexReader:
             if self.catalog is None:
                 raise IndexNotBuilt(f"no index in {self.root}", hint="run `kb index` first")
             name = self.catalog.get_meta("collection")
-            if not name:
-                raise IndexNotBuilt(f"the index in {self.root} has no vectors yet", hint="run `kb index`")
-            self._store = VectorStore(self.settings, self.index_dir, name, create=False)
+            embedded, total = self.vector_coverage()
+            if not name or (total and not embedded):
+                from kb_agent.errors import VectorsUnavailable
+
+                raise VectorsUnavailable(f"vectors: 0 / {total:,} embedded; run `kb index` to finish", hint="grep, files and related work in full meanwhile")
+            self._store = VectorStore(self.settings, self.index_dir, name, create=False, fresh=self._fresh_store)
+            self._fresh_store = False
         return self._store
 
     @property
@@ -124,4 +167,45 @@ class IndexReader:
         if self.catalog is not None:
             self.catalog.close()
             self.catalog = None
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the catalog file, or None when it is missing: a new file means a new index."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _open_catalog(settings: Settings, root: Path, *, require: bool) -> Catalog | None:
+    path = catalog_path(index_dir(root))
+    if not path.exists():
+        if require:
+            raise IndexNotBuilt(f"no index in {root}", hint=f"run `kb index --kb {root}` first")
+        return None
+    cat = Catalog.open(path, readonly=True)
+    if cat.get_meta("fingerprint") is None:
+        cat.close()
+        if require:
+            raise IndexNotBuilt(f"the index in {root} was never completed", hint="run `kb index`")
+        return None
+    try:
+        _check_fingerprint(cat, settings)
+    except KbError:
+        cat.close()
+        raise
+    return cat
+
+
+def _check_fingerprint(cat: Catalog, settings: Settings) -> None:
+    stored = cat.get_meta("fingerprint")
+    if stored is None:
+        return
+    try:
+        why = fingerprint_mismatch(json.loads(stored), current_fingerprint(settings))
+    except (ValueError, AttributeError):
+        raise IndexCorrupt("the index fingerprint is unreadable", hint="run `kb index --rebuild`") from None
+    if why:
+        raise IndexIncompatible(f"the index was built with {why}", hint="run `kb index --rebuild` (or set the settings the index was built with)")
 

@@ -50,14 +50,33 @@ def describe_store(settings: Settings) -> str:
     return where
 
 
-def _client(settings: Settings, index_dir: Path) -> Any:
+def _client(settings: Settings, index_dir: Path, *, readonly: bool = False, fresh: bool = False) -> Any:
+    """A Chroma client for this index.
+
+    Args:
+        readonly: a reader's client: the embedded store is never created (a missing one is an error)
+            and its schema is validated, never migrated.
+        fresh: do not reuse the client system Chroma caches per folder for the life of the process;
+            an embedded client sees vectors that another process added only when it starts
+            (chroma-core/chroma#3792), so a reader that noticed a newer index asks for a fresh one.
+    """
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
-    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    # Chroma's own ("apply") default migrates an older store's schema when a client starts
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, migrations="validate" if readonly else "apply")
     if not settings.chroma_url:
         path = index_dir / "chroma"
         _forget_deleted_store(path)
+        if readonly and not (path / "chroma.sqlite3").is_file():
+            raise VectorsUnavailable(f"the vector store {path} does not exist yet", hint="run `kb index` (grep, files and related still work)")
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        if fresh:
+            SharedSystemClient._identifier_to_system.pop(str(path), None)  # not stopped: a writer in this process may still use it
+        cached = SharedSystemClient._identifier_to_system.get(str(path))
+        if cached is not None:
+            chroma_settings = cached.settings  # Chroma allows one configuration per folder and process: share the writer's
         try:
             return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
         except BaseException as e:  # noqa: BLE001 - Chroma's Rust core raises PanicException (a BaseException) on some corrupt files
@@ -199,14 +218,16 @@ class VectorStore:
 
     Args:
         create: create the collection when missing (the indexer); readers that must not leave an
-            empty collection behind on a wiped server pass False and get a clear error instead.
+            empty collection behind on a wiped server pass False and get a clear error instead
+            (and open the embedded store without creating or migrating it).
+        fresh: a new embedded client rather than the one Chroma cached in this process (see `_client`).
     """
 
-    def __init__(self, settings: Settings, index_dir: Path, name: str, *, create: bool = True) -> None:
+    def __init__(self, settings: Settings, index_dir: Path, name: str, *, create: bool = True, fresh: bool = False) -> None:
         self.settings = settings
         self.name = name
         self._path = index_dir / "chroma"
-        self._client = _client(settings, index_dir)
+        self._client = _client(settings, index_dir, readonly=not create, fresh=fresh)
         try:
             if create:
                 self._col = self._client.get_or_create_collection(name=name, metadata={"hnsw:space": "cosine"}, embedding_function=None)

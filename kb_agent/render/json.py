@@ -124,6 +124,7 @@ def index_report_dict(report: IndexReport) -> dict[str, Any]:
         "notes": list(report.notes),
         "chunks_total": report.chunks_total,
         "chunks_embedded": report.chunks_embedded,
+        "chunks_pending": report.chunks_pending,
         "duration_s": round(report.duration_s, 3),
     }
 

@@ -35,13 +35,18 @@ class Retriever:
         self.root: Path = settings.kb_root()
         self.index: IndexReader = IndexReader.open(settings, self.root, require=require_index)
         self.notices: list[str] = []  # why results are degraded (e.g. vectors unavailable); the CLI prints them once
+        # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits
+        self.passages = True
 
     def notice(self, text: str) -> None:
         """Record a degradation once; callers show `notices` on stderr, never in results."""
         if text not in self.notices:
             self.notices.append(text)
-        # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits
-        self.passages = True
+
+    def refresh(self) -> bool:
+        """Pick up a newer index written by another process since this Retriever opened (cheap when
+        nothing changed: one SQLite read); see `IndexReader.refresh`. Returns True when it moved."""
+        return self.index.refresh()
 
     def grep(self, query: str, *, k: int = 10, filters: SearchFilters = NO_FILTERS, regex: bool = False) -> list[Evidence]:
         """Exact words, identifiers, config keys, ticket IDs, error codes, commands.

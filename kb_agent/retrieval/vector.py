@@ -11,6 +11,10 @@ if TYPE_CHECKING:
     from kb_agent.retrieval.tools import Retriever
 
 
+def vectors_notice(embedded: int, total: int) -> str:
+    return f"vectors: {embedded:,} / {total:,} embedded; run `kb index` to finish"
+
+
 def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters(), narrow: bool = True) -> list[Evidence]:
     """Chunks nearest to the query embedding; ids the catalog does not know (a killed run's
     leftovers) are never returned. With `narrow`, a long chunk is cut to its best window
@@ -24,6 +28,9 @@ def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
         raise IndexNotBuilt(f"no index in {r.root}", hint="run `kb index` first")
     allowed = r.index.paths_matching(filters)
     store = r.index.store  # opened before the embedder loads: an unavailable store fails fast
+    embedded, total = r.index.vector_coverage()
+    if embedded < total:  # `kb index` is still embedding (or was stopped): the rest is found by grep
+        r.notice(vectors_notice(embedded, total))
     vec = r.index.embedder.embed_query(query)
     hits = store.query(vec, k + 5, allowed)
     rows = cat.chunks_by_ids([cid for cid, _ in hits])

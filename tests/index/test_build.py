@@ -159,7 +159,7 @@ def test_bad_files_are_skipped_with_reasons_and_nothing_else_is_lost(sample_kb: 
     (sample_kb / "-leading-dash.md").write_text("# Dash\n\nleading dash file name\n", encoding="utf-8")
     (sample_kb / "locked.md").write_text("# Locked\n\ncannot be read\n", encoding="utf-8")
     if os.geteuid() == 0:  # root reads anything: simulate the permission error at the one place it occurs
-        import kb_agent.index.build as build_mod
+        import kb_agent.index.scan as build_mod
 
         real = build_mod.read_regular_bytes
 
