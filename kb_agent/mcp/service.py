@@ -103,9 +103,7 @@ class KbService:
 
     def sync(self) -> Freshness:
         """The per-call freshness check: pick up a re-index by another process, then report staleness."""
-        refresh = getattr(self.retriever, "refresh", None)  # TODO(merge index): Retriever.refresh()
-        moved = bool(refresh()) if refresh is not None else False
-        if moved:
+        if self.retriever.refresh():
             log.info("the index moved; reopened it")
             self._engine = None  # its term weights come from the old catalog
             self.freshness.invalidate()
