@@ -29,7 +29,7 @@ def mcp_command(
 
     given = {f"--{name.replace('_', '-')}" for name in ("host", "port", "allow_remote") if _from_command_line(ctx, name)}
     if given and not http:
-        raise UsageError(f"{', '.join(sorted(given))} only apply with --http", hint="add --http, or drop them to serve over stdio")
+        raise UsageError(f"{', '.join(sorted(given))} {'needs' if len(given) == 1 else 'need'} --http", hint="add --http, or drop it to serve over stdio")
     if http:
         check_host(host, allow_remote=allow_remote)
     settings = load_settings(kb)
