@@ -9,10 +9,13 @@ carrying the CLI's message and hint; the server itself keeps serving.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+import concurrent.futures
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, unquote
 
@@ -144,7 +147,10 @@ class KbMcpServer:
                            data={"tool": name, "path": list(problem.absolute_path), "schema_rule": problem.validator})
         t0, c0 = time.perf_counter(), time.process_time()
         try:
-            out = await self._on_worker(self.service.call, name, args)
+            progress = _ProgressReporter(ctx) if name == "ask" else None
+            out = await self._on_worker(partial(self.service.call, name, args, on_event=progress))
+            if progress is not None:
+                await progress.flush()  # every progress notification goes out before the result
         except KbError as e:
             log.info("tool %s: %s", name, e.message)
             return _error_result(e.message, e.hint, {"error": type(e).__name__, "exit_code": int(e.exit_code)})
@@ -195,6 +201,32 @@ class KbMcpServer:
             message = e.message + (f" (hint: {e.hint})" if e.hint else "")
             raise MCPError(code=types.INVALID_PARAMS, message=message, data={"uri": uri}) from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, text=text, mime_type="text/markdown")])
+
+
+class _ProgressReporter:
+    """The agent's progress events as MCP progress notifications (sent only when the caller asked for
+    them with a progress token): a growing count and what runs now, e.g. `tool_exec [1] i1s1 grep('…')…`.
+    Streamed model tokens are not sent: only the verified answer leaves the server."""
+
+    def __init__(self, ctx: ServerRequestContext[Any]) -> None:
+        self._ctx = ctx
+        self._loop = asyncio.get_running_loop()
+        self._count = itertools.count(1)
+        self._sent: list[concurrent.futures.Future[None]] = []
+
+    def __call__(self, event: Mapping[str, Any]) -> None:  # called on the worker thread
+        from kb_agent.render.live import ProgressEvent
+
+        if event.get("type") == "progress" and event.get("status") == "start":
+            label = ProgressEvent.from_dict(event).label()
+            self._sent.append(asyncio.run_coroutine_threadsafe(self._ctx.session.report_progress(next(self._count), None, label), self._loop))
+
+    async def flush(self) -> None:
+        for fut in self._sent:
+            try:
+                await asyncio.wrap_future(fut)
+            except Exception as e:  # noqa: BLE001 - a lost progress note never fails the call
+                log.debug("progress notification not sent: %s", e)
 
 
 def _tool_result(out: ToolOutput, timings: dict[str, float]) -> types.CallToolResult:

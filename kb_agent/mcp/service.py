@@ -21,6 +21,7 @@ from kb_agent.types import Evidence, SearchFilters
 
 if TYPE_CHECKING:
     from kb_agent.agent.engine import Engine
+    from kb_agent.agent.execute import EventSink
     from kb_agent.index.manifest import FileRow
     from kb_agent.retrieval.tools import Retriever
     from kb_agent.settings import Settings
@@ -117,8 +118,13 @@ class KbService:
             self._retriever.close()
             self._retriever = None
 
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
+    def call(self, name: str, arguments: dict[str, Any], *, on_event: EventSink | None = None) -> ToolOutput:
         """Run one tool with schema-valid arguments.
+
+        Args:
+            name: the tool (a name in specs.TOOLS).
+            arguments: its arguments, already valid against the tool's input schema.
+            on_event: `ask` reports the agent's progress events here (the engine's dicts).
 
         Raises:
             KbError: the same errors, messages and hints as the CLI.
@@ -127,7 +133,8 @@ class KbService:
         fresh = self.sync()
         r = self.retriever
         r.notices.clear()  # degradations are reported per call
-        out: ToolOutput = getattr(self, f"tool_{name}")(fresh, **arguments)
+        extra = {"on_event": on_event} if name == "ask" else {}
+        out: ToolOutput = getattr(self, f"tool_{name}")(fresh, **arguments, **extra)
         notes = [*out.notes, *(n for n in r.notices if n not in out.notes)]
         return ToolOutput(out.data, tuple(notes), out.text, out.meta)
 
@@ -152,7 +159,8 @@ class KbService:
         return self.tool_search(fresh, query=query, tool="related", k=k, tags=tags, paths=paths, full_text=full_text)
 
     def tool_ask(self, fresh: Freshness, *, question: str, tool: str = AUTO_TOOL, tags: list[str] | None = None, paths: list[str] | None = None,
-                 max_iterations: int | None = None, allow_general: bool = False, require_fresh: bool = False) -> ToolOutput:
+                 max_iterations: int | None = None, allow_general: bool = False, require_fresh: bool = False,
+                 on_event: EventSink | None = None) -> ToolOutput:
         from kb_agent.render.json import answer_dict
 
         if require_fresh:
@@ -164,7 +172,8 @@ class KbService:
                     hint="run `kb index` first",
                 )
         self._need_index()
-        answer = self.engine.answer_query(question, tool=tool, filters=_filters(tags, paths), max_iterations=max_iterations, allow_general=allow_general)
+        answer = self.engine.answer_query(question, tool=tool, filters=_filters(tags, paths), max_iterations=max_iterations,
+                                          allow_general=allow_general, on_event=on_event)
         notes = (fresh.note(),) if fresh.stale else ()
         return ToolOutput(answer_dict(answer), tuple(n for n in notes if n), meta=_fresh_meta(fresh))
 

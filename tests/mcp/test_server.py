@@ -340,3 +340,17 @@ def test_stdout_carries_only_the_protocol(kb: Path) -> None:
         watchdog.cancel()
         proc.kill()
         proc.wait()
+
+
+def test_ask_reports_the_agents_progress_when_asked(mcp: McpSession) -> None:
+    seen: list[tuple[float, str | None]] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append((value, message))
+
+    res = mcp.run(lambda c: c.call_tool("ask", {"question": "How do I roll back a bad orders-api deploy?"}, progress_callback=progress))
+    assert not res.is_error
+    values = [v for v, _m in seen]
+    assert values and values == sorted(values)
+    assert any(m and m.startswith("analyze_and_route") for _v, m in seen)
+    assert any(m and "tool_exec" in m for _v, m in seen)
