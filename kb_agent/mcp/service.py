@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kb_agent.errors import IndexNotBuilt, IndexStale, PathOutsideRoot, UsageError
+from kb_agent.errors import IndexNotBuilt, IndexStale, KbError, PathOutsideRoot, UsageError
 from kb_agent.mcp.freshness import FRESHNESS_INTERVAL_S, MAX_STALE_FILES, Freshness, FreshnessCheck
 from kb_agent.mcp.specs import MAX_K, MAX_READ_LINES
 from kb_agent.names import AUTO_TOOL
@@ -95,10 +95,10 @@ class KbService:
             try:
                 r.index.embedder.embed_query("warm up")
                 _ = r.index.store
-            except Exception as e:  # noqa: BLE001 - warming is best effort; the call that needs it reports it
-                log.info("warm-up incomplete: %s", e)
-            # the agent's imports (langgraph, langchain) and graph: ~1 s the first `ask` would pay
-            self.engine._setup()
+                # the agent's imports (langgraph, langchain) and its graph: ~1 s the first `ask` would pay
+                self.engine._setup()
+            except KbError as e:  # warming is best effort; the call that needs what failed reports it
+                log.warning("warm-up incomplete: %s", e.message)
         self.freshness.get()
         log.info("warm in %.0f ms", (time.perf_counter() - t0) * 1000)
 
@@ -178,24 +178,21 @@ class KbService:
         return ToolOutput(answer_dict(answer), tuple(n for n in notes if n), meta=_fresh_meta(fresh))
 
     def tool_read(self, fresh: Freshness, *, path: str, start_line: int = 1, end_line: int | None = None) -> ToolOutput:
+        if end_line is not None and end_line < start_line:
+            raise UsageError(f"end_line {end_line} is before start_line {start_line}", hint="give end_line ≥ start_line, or leave it out to read to the end")
         rel = self._readable(path)
-        ev = self.retriever.read_file(rel, start_line, None)
+        ev = self.retriever.read_file(rel, start_line, None)  # start..end of file, as the disk has it now
         line_count = ev.end_line
-        want_end = end_line if end_line is not None else start_line + MAX_READ_LINES - 1
-        if want_end < start_line:
-            raise UsageError(f"end_line {want_end} is before start_line {start_line}", hint="give end_line ≥ start_line")
-        end = min(want_end, line_count, start_line + MAX_READ_LINES - 1)
+        want_end = line_count if end_line is None else min(end_line, line_count)  # past the end: clipped
+        end = min(want_end, start_line + MAX_READ_LINES - 1)
+        truncated = end < want_end
         lines = ev.text.split("\n")[: end - start_line + 1]
-        truncated = end < min(want_end, line_count)
-        at_end = end >= line_count
         text = "\n".join(f"{start_line + i}\t{line}" for i, line in enumerate(lines))
-        data = {
-            "path": ev.path, "start_line": start_line, "end_line": end, "line_count": line_count, "truncated": truncated,
-            "next_start_line": end + 1 if truncated or (end_line is None and not at_end) else None, "text": text,
-        }
+        data = {"path": ev.path, "start_line": start_line, "end_line": end, "line_count": line_count, "truncated": truncated,
+                "next_start_line": end + 1 if truncated else None, "text": text}
         head = f"{ev.path}:L{start_line}-L{end} ({line_count} lines in the file)"
-        if data["next_start_line"] is not None:
-            head += f"; more from start_line={data['next_start_line']}"
+        if truncated:
+            head += f"; {MAX_READ_LINES} lines per call: continue with start_line={end + 1}"
         return ToolOutput(data, text=head + "\n" + text)
 
     def tool_files(self, fresh: Freshness, *, query: str | None = None, tags: list[str] | None = None, paths: list[str] | None = None,

@@ -183,7 +183,7 @@ READ = ToolSpec(
 
 Use it after `search` or `ask` to see the context around a hit or a citation (e.g. start_line 10 lines before the hit), or to read a whole short file. Paths are relative to the KB root, exactly as `search` returns them.
 
-Returns {{path, start_line, end_line, line_count, truncated, next_start_line, text}}; `text` has one line per file line, formatted `<number><TAB><line>`. At most {MAX_READ_LINES} lines per call: when `truncated` is true, call again with start_line = next_start_line. A range past the end is clipped to the file.
+Returns {{path, start_line, end_line, line_count, truncated, next_start_line, text}}; `text` has one line per file line, formatted `<number><TAB><line>`. Without end_line it reads to the end of the file. At most {MAX_READ_LINES} lines per call: when `truncated` is true, call again with start_line = next_start_line. An end_line past the end of the file is clipped to it.
 
 Refused (as an error result): paths outside the KB root (`..`, absolute paths, symlinks leading out), hidden files and folders (`.kb/`, `.git/`, `.env`), files that are not markdown (.md, .markdown, .mdx), and anything that is not a regular file.
 
@@ -195,7 +195,7 @@ Example: {{"path": "runbooks/rollback.md", "start_line": 20, "end_line": 45}}"""
         "properties": {
             "path": {"type": "string", "minLength": 1, "description": "File path relative to the KB root, e.g. runbooks/rollback.md."},
             "start_line": {"type": "integer", "minimum": 1, "default": 1, "description": "First line (1-based)."},
-            "end_line": {"type": "integer", "minimum": 1, "description": f"Last line, inclusive (default: start_line + {MAX_READ_LINES - 1}, or the end of the file)."},
+            "end_line": {"type": "integer", "minimum": 1, "description": "Last line, inclusive (default: the end of the file)."},
         },
     },
     output_schema={
@@ -207,7 +207,7 @@ Example: {{"path": "runbooks/rollback.md", "start_line": 20, "end_line": 45}}"""
             "end_line": {"type": "integer", "minimum": 1},
             "line_count": {"type": "integer", "minimum": 0, "description": "Lines in the whole file."},
             "truncated": {"type": "boolean", "description": f"More lines were asked for than one call returns ({MAX_READ_LINES})."},
-            "next_start_line": {"type": ["integer", "null"], "description": "Where to continue reading, or null at the end of the request or the file."},
+            "next_start_line": {"type": ["integer", "null"], "description": "Where to continue when truncated, else null."},
             "text": {"type": "string", "description": "The lines, each `<number><TAB><line>`."},
         },
     },

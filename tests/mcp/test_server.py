@@ -164,10 +164,13 @@ def test_read_numbers_lines_and_pages_long_files(mcp: McpSession, kb: Path) -> N
     assert (doc["start_line"], doc["end_line"], doc["truncated"], doc["next_start_line"]) == (20, 26, False, None)
     assert text_of(res).startswith("runbooks/rollback.md:L20-L26")
 
-    first = _ok(mcp.call("read", {"path": "long.md"}))
-    assert (first["end_line"], first["line_count"], first["next_start_line"]) == (MAX_READ_LINES, LONG_LINES, MAX_READ_LINES + 1)
+    first = mcp.call("read", {"path": "long.md"})
+    doc = _ok(first)
+    assert (doc["end_line"], doc["line_count"], doc["truncated"], doc["next_start_line"]) == (MAX_READ_LINES, LONG_LINES, True, MAX_READ_LINES + 1)
+    assert f"continue with start_line={MAX_READ_LINES + 1}" in text_of(first).split("\n")[0]
+    first = doc
     rest = _ok(mcp.call("read", {"path": "long.md", "start_line": first["next_start_line"]}))
-    assert (rest["end_line"], rest["next_start_line"]) == (LONG_LINES, None)
+    assert (rest["end_line"], rest["truncated"], rest["next_start_line"]) == (LONG_LINES, False, None)
     assert rest["text"].split("\n")[-1] == f"{LONG_LINES}\tline {LONG_LINES} of the long file"
     asked = _ok(mcp.call("read", {"path": "long.md", "start_line": 1, "end_line": LONG_LINES}))
     assert asked["truncated"] is True and asked["end_line"] == MAX_READ_LINES
@@ -197,9 +200,11 @@ def test_read_refuses_anything_outside_the_kb_as_an_error_result(mcp: McpSession
     assert res.meta["kb/error"]["message"] in text
 
 
-def test_read_past_the_end_is_an_error_with_the_line_count(mcp: McpSession) -> None:
+def test_read_past_the_end_or_backwards_is_an_error_result(mcp: McpSession) -> None:
     res = mcp.call("read", {"path": "runbooks/rollback.md", "start_line": 5000})
     assert res.is_error and "lines" in text_of(res)
+    res = mcp.call("read", {"path": "runbooks/rollback.md", "start_line": 10, "end_line": 9})
+    assert res.is_error and text_of(res).startswith("error: end_line 9 is before start_line 10\nhint: ")
 
 
 def test_files_lists_pages_and_finds(mcp: McpSession, kb: Path) -> None:
