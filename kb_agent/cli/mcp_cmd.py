@@ -20,6 +20,7 @@ def mcp_command(
     host: Annotated[str, typer.Option("--host", help="--http: the address to listen on (loopback only, unless --allow-remote).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="--http: the TCP port (0 picks a free one).", min=0, max=65535)] = DEFAULT_PORT,
     allow_remote: Annotated[bool, typer.Option("--allow-remote", help="--http: allow a non-loopback --host (no authentication: anyone who reaches it reads the KB).")] = False,
+    watch: Annotated[bool, typer.Option("--watch", "-w", help="Also keep the index current as files are saved, renamed or deleted (as `kb index --watch`).")] = False,
 ) -> None:
     """Serve the knowledge base to MCP clients (search, ask, read, files, related, status tools) over stdio or local HTTP."""
     import os
@@ -34,13 +35,13 @@ def mcp_command(
         check_host(host, allow_remote=allow_remote)
     settings = load_settings(kb)
     _configure_logging()
-    code = _serve(settings, http=http, host=host, port=port)
+    code = _serve(settings, http=http, host=host, port=port, watch=watch)
     if lingering_worker_threads():  # a client left while an answer was still inside a tool call
         sys.stderr.flush()
         os._exit(code)
 
 
-def _serve(settings: object, *, http: bool, host: str, port: int) -> int:
+def _serve(settings: object, *, http: bool, host: str, port: int, watch: bool) -> int:
     import anyio
 
     from kb_agent.mcp.server import KbMcpServer
@@ -50,6 +51,10 @@ def _serve(settings: object, *, http: bool, host: str, port: int) -> int:
     server = KbMcpServer(service)
     err = err_console()
     root = service.root
+    if watch:
+        from kb_agent.cli.index_cmd import watch_line
+
+        service.start_watch(lambda u: err.print("kb mcp: " + watch_line(u), markup=False, highlight=False, soft_wrap=True))
     try:
         if http:
             def ready(url: str) -> None:

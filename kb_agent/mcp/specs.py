@@ -293,7 +293,7 @@ STATUS = ToolSpec(
     title="Knowledge-base and index status",
     description="""Whether the index is fresh and what it was built with — the same facts as `kb status --json`, plus what this server is doing.
 
-Use it when results look outdated or a tool says the index is missing or stale, or to learn which knowledge base this server answers from. Returns {kb_root, index ("fresh" | "stale" | "missing" | "incompatible: …"), stale_files, files_indexed, files_skipped, chunks, fingerprint, embedding_provider, vector_store, vector_store_answers, rg, llm_provider, server: {watch, started_at, calls}}. Fix a stale or missing index by running `kb index` (or start the server with --watch).
+Use it when results look outdated or a tool says the index is missing or stale, or to learn which knowledge base this server answers from. Returns {kb_root, index ("fresh" | "stale" | "missing" | "incompatible: …"), stale_files, files_indexed, files_skipped, chunks, fingerprint, embedding_provider, vector_store, vector_store_answers, rg, llm_provider, server: {watch: {enabled, running, updates, last_update, error}, started_at, calls}}. Fix a stale or missing index by running `kb index`, or start the server with --watch, which re-indexes each file as it is saved.
 
 Example: {}""",
     input_schema={"type": "object", "additionalProperties": False, "properties": {}},

@@ -243,7 +243,7 @@ def test_status_has_the_kb_status_json_facts(mcp: McpSession, kb: Path) -> None:
     assert set(expected) <= set(doc)
     for key in ("kb_root", "index", "files_indexed", "chunks", "fingerprint", "embedding_provider"):
         assert doc[key] == expected[key], key
-    assert doc["server"]["watch"] is False and doc["server"]["calls"] >= 1
+    assert doc["server"]["watch"] == {"enabled": False} and doc["server"]["calls"] >= 1
 
 
 # ---------------------------------------------------------------- errors
