@@ -18,6 +18,7 @@ KBs (cached under <cache>/, reused; the embedder is the default unless KB_EMBEDD
   speed/kb1k/kb      built by scripts/bench_speed.py's setup (fastapi_docs + 721 cmrc2018 paragraphs)
 
     OMP_NUM_THREADS=1 nice -n 10 python scripts/bench_mcp.py                 # both KBs
+    OMP_NUM_THREADS=1 nice -n 10 python scripts/bench_mcp.py --watch-edits 10 # and save → searchable with --watch
     python scripts/bench_mcp.py --kb sample --calls 20                        # sample_kb only
     KB_EMBEDDING_PROVIDER=hash python scripts/bench_mcp.py --kb sample --cache-dir /tmp/x   # a quick check
 """
@@ -118,6 +119,43 @@ async def warm_mcp(kb: Path, queries: list[str], questions: list[str], calls: in
     return out
 
 
+async def watch_latency(kb: Path, edits: int) -> dict[str, Any]:
+    """`kb mcp --watch`: from a file save to the new words being found by each tool through the server
+    (polled every 50 ms), over `edits` saves of one small file (created for it, removed afterwards and
+    the KB re-indexed)."""
+    from mcp import Client, StdioServerParameters
+
+    env = {k: v for k, v in os.environ.items() if k.startswith("KB_") or k in ("OMP_NUM_THREADS", "HOME", "XDG_CONFIG_HOME")}
+    target = kb / "watch-benchmark.md"
+    rel = target.name
+    target.write_text("# Watch benchmark\n\nNothing saved yet.\n", encoding="utf-8")
+    lat: dict[str, list[float]] = {"grep": [], "vector": [], "hybrid": []}
+    try:
+        async with Client(StdioServerParameters(command=S.KB_BIN, args=["mcp", "--kb", str(kb), "--watch"], env=env), read_timeout_seconds=600) as client:
+            while not ((await client.call_tool("status", {})).structured_content or {}).get("server", {}).get("watch", {}).get("updates"):
+                await asyncio.sleep(0.2)  # the initial sync has run
+            for i in range(edits):
+                token = f"wombatlatency{i}x{int(time.time())}"
+                target.write_text(f"# Watch benchmark\n\nThe {token} marker was saved for the watch benchmark.\n", encoding="utf-8")
+                saved = time.perf_counter()
+                for tool in ("grep", "vector", "hybrid"):
+                    while True:
+                        res = await client.call_tool("search", {"query": f"{token} marker", "tool": tool, "k": 10, "full_text": True})
+                        hits = (res.structured_content or {}).get("results", [])
+                        if any(h["path"] == rel and token in h.get("text", "") for h in hits):
+                            lat[tool].append(time.perf_counter() - saved)
+                            break
+                        if time.perf_counter() - saved > 120:
+                            raise SystemExit(f"{tool} did not find the edit within 120 s")
+                        await asyncio.sleep(0.05)
+    finally:
+        target.unlink(missing_ok=True)
+        S.timed([S.KB_BIN, "index", "--kb", str(kb), "--wait", "600"], timeout=None)
+    out = {tool: {"p50_s": B.median(v), "max_s": max(v), "n": len(v)} for tool, v in lat.items()}
+    B.log("watch save → searchable through kb mcp: " + ", ".join(f"{t} p50 {o['p50_s']:.2f} s" for t, o in out.items()))
+    return out
+
+
 def freshness_walk(kb: Path, reps: int = 5) -> dict[str, float]:
     """The disk walk behind `stale` (build_index(check=True)), which a server makes at most every FRESHNESS_INTERVAL_S."""
     from kb_agent.mcp.freshness import FRESHNESS_INTERVAL_S, FreshnessCheck
@@ -141,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kb", choices=("sample", "1k", "both"), default="both")
     ap.add_argument("--calls", type=int, default=20, help="warm calls per tool and KB (default 20)")
     ap.add_argument("--cold-reps", type=int, default=1, help="cold CLI runs per query/question (default 1)")
+    ap.add_argument("--watch-edits", type=int, default=0, help="also time save → searchable with `kb mcp --watch` over this many edits (e.g. 10)")
     a = ap.parse_args(argv)
     cache = Path(a.cache_dir)
     kbs: list[tuple[str, Path, list[str], list[str]]] = []
@@ -157,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
         l0 = os.getloadavg()[0]
         entry = {"files": files, "cold": cold_cli(kb, queries, questions, a.cold_reps), "warm": asyncio.run(warm_mcp(kb, queries, questions, a.calls)),
                  "freshness_walk": freshness_walk(kb)}
+        if a.watch_edits:
+            entry["watch_latency"] = asyncio.run(watch_latency(kb, a.watch_edits))
         entry["loadavg"] = [l0, os.getloadavg()[0]]
         res["kbs"][name] = entry
     res["loadavg_after"] = os.getloadavg()
@@ -178,6 +219,8 @@ def summary(res: dict[str, Any]) -> str:
         f = e["freshness_walk"]
         rows.append((f"freshness walk, {label}", f"every {f['interval_s']:.0f} s at most", f"{f['p50_ms']:.1f} / {f['cpu_p50_ms']:.1f} ms", "", "", "info"))
         rows.append((f"server start → first result, {label}", f"{e['warm']['start_to_first_result_ms']:.0f} ms", "", "", "", "info"))
+        for tool, w in e.get("watch_latency", {}).items():
+            rows.append((f"`--watch`: save → found by {tool}, {label} (p50 of {w['n']})", f"{w['p50_s']:.2f} s (max {w['max_s']:.2f} s)", "", "", "≤ 2 s", "pass" if w["p50_s"] <= 2.0 else "MISS"))
     head = ["measure", "warm MCP p50 (client)", "server wall / CPU p50", "cold CLI p50 wall / CPU", "target", "verdict"]
     load = f"load average {res['loadavg_before'][0]:.1f} → {res['loadavg_after'][0]:.1f}; embedder {res['provider']}; {res['calls']} warm calls per row"
     return f"\n### kb mcp ({load})\n\n" + B.md_table(head, rows) + "\n"
