@@ -119,9 +119,10 @@ class KbMcpServer:
             log.exception("warm-up failed")
 
     def close(self) -> None:
-        """Release the index after the running call (if any) finishes."""
-        self._worker.submit(self.service.close)
+        """Stop the watcher, drop queued calls, let a running one finish, then release the index."""
+        self.service.watch.halt()
         self._worker.shutdown(wait=True, cancel_futures=True)
+        self.service.close()  # the worker is gone: nothing else uses the service now
 
     async def _on_worker(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.wrap_future(self._worker.submit(fn, *args))

@@ -13,9 +13,11 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kb_agent.corpus.discover import MARKDOWN_SUFFIXES
 from kb_agent.errors import IndexNotBuilt, IndexStale, KbError, PathOutsideRoot, UsageError
 from kb_agent.mcp.freshness import FRESHNESS_INTERVAL_S, MAX_STALE_FILES, Freshness, FreshnessCheck
 from kb_agent.mcp.specs import MAX_K, MAX_READ_LINES
+from kb_agent.mcp.watcher import BackgroundWatch
 from kb_agent.names import AUTO_TOOL
 from kb_agent.types import Evidence, SearchFilters
 
@@ -23,9 +25,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from kb_agent.agent.engine import Engine
-    from kb_agent.index.watch import WatchUpdate
     from kb_agent.agent.execute import EventSink
     from kb_agent.index.manifest import FileRow
+    from kb_agent.index.watch import WatchUpdate
     from kb_agent.retrieval.tools import Retriever
     from kb_agent.settings import Settings
 
@@ -36,7 +38,6 @@ SNIPPET_LINES = 6
 SNIPPET_LINE_CHARS = 300
 # a file's snippet in `files`: its title and first paragraph
 FILE_SNIPPET_LINES = 4
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")  # what discovery indexes (corpus/discover.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,7 @@ class KbService:
         self.freshness = FreshnessCheck(settings, interval_s=freshness_interval_s)
         self.started_at = time.time()
         self.calls = 0
-        self.watch = WatchState()
+        self.watch = BackgroundWatch()
         self._retriever: Retriever | None = None
         self._engine: Engine | None = None
 
@@ -114,36 +115,8 @@ class KbService:
         return self.freshness.get()
 
     def start_watch(self, on_update: Callable[[WatchUpdate], None] | None = None) -> None:
-        """Keep the index current in a background thread (`kb index --watch`'s watcher) until close().
-
-        Updates are written by this process while calls read; the per-call refresh sees each one. A
-        watcher that cannot go on (e.g. an index built with other settings) stops with its error in
-        `watch.error` (the `status` tool shows it); the server goes on serving.
-        """
-        import threading
-
-        def run() -> None:
-            from kb_agent.index.watch import watch_index
-
-            def updated(u: WatchUpdate) -> None:
-                self.watch.record(u)
-                if on_update is not None:
-                    on_update(u)
-
-            try:
-                watch_index(self.settings, on_update=updated, stop=self.watch.stop)
-            except KbError as e:
-                self.watch.error = e.message + (f" ({e.hint})" if e.hint else "")
-                log.error("watch stopped: %s", self.watch.error)
-            except Exception as e:  # a watcher bug must not take the server down with it
-                self.watch.error = f"{type(e).__name__}: {e}"
-                log.exception("watch crashed")
-            finally:
-                self.watch.running = False
-
-        self.watch.running = True
-        self.watch.thread = threading.Thread(target=run, name="kb-mcp-watch", daemon=True)
-        self.watch.thread.start()
+        """Keep the index current in a background thread (`kb index --watch`'s watcher) until close()."""
+        self.watch.start(self.settings, on_update)
 
     def close(self) -> None:
         self.watch.halt()
@@ -305,36 +278,6 @@ class KbService:
             if not rel.lower().endswith(MARKDOWN_SUFFIXES):
                 raise UsageError(f"not a markdown file: {path}", hint="read serves the knowledge base's .md, .markdown and .mdx files")
         return posixpath.normpath(path)
-
-
-class WatchState:
-    """What the background watcher did, for `status` (written by the watcher thread, read by calls)."""
-
-    def __init__(self) -> None:
-        import threading
-
-        self.stop = threading.Event()
-        self.thread: threading.Thread | None = None
-        self.running = False
-        self.updates = 0
-        self.last: dict[str, Any] | None = None
-        self.error: str | None = None
-
-    def record(self, u: WatchUpdate) -> None:
-        self.updates += 1
-        self.last = {"kind": u.kind, "paths": list(u.paths[:MAX_STALE_FILES]), "seconds": round(u.seconds, 3), "at": round(time.time(), 3),
-                     "error": u.error.message if u.error is not None else None}
-
-    def halt(self) -> None:
-        self.stop.set()
-        if self.thread is not None:
-            self.thread.join(timeout=10)
-
-    def as_dict(self) -> dict[str, Any]:
-        """False when not asked for; else running, updates so far, the last one and a fatal error."""
-        if self.thread is None:
-            return {"enabled": False}
-        return {"enabled": True, "running": self.running, "updates": self.updates, "last_update": self.last, "error": self.error}
 
 
 class _passages:
