@@ -33,6 +33,7 @@ def mcp_command(
         raise UsageError(f"{', '.join(sorted(given))} {'needs' if len(given) == 1 else 'need'} --http", hint="add --http, or drop it to serve over stdio")
     if http:
         check_host(host, allow_remote=allow_remote)
+        host = host.strip("[]")  # `[::1]` as typed in a URL; the socket wants `::1`
     settings = load_settings(kb)
     _configure_logging()
     code = _serve(settings, http=http, host=host, port=port, watch=watch)
