@@ -37,7 +37,7 @@ def index_command(
     if check:
         report = build_index(settings, check=True)
         _emit(report, json_out)
-        if report.stale:
+        if report.stale or report.chunks_pending:  # files changed, or an interrupted run left chunks without vectors
             raise typer.Exit(int(ExitCode.INDEX))
         return
     show_bar = not json_out and err_console().is_terminal

@@ -180,11 +180,13 @@ def _check(settings: Settings, root: Path, index_dir: Path, started: float) -> I
 
     found = discover(root)
     known: dict[str, FileRow] = {}
+    pending = 0
     if catalog_path(index_dir).exists():
         cat = Catalog.open(catalog_path(index_dir), readonly=True)
         try:
             known = cat.files()
             stored = cat.get_meta("fingerprint")
+            pending = cat.pending_count()
         finally:
             cat.close()
         why = fingerprint_mismatch(json.loads(stored), current_fingerprint(settings)) if stored else None
@@ -214,7 +216,8 @@ def _check(settings: Settings, root: Path, index_dir: Path, started: float) -> I
                 changed.append(rel)
     present = {rel for rel, _ in found.files}
     removed = sorted(p for p in known if p not in present)
-    return IndexReport(root=str(root), indexed=tuple(new), updated=tuple(changed), unchanged=unchanged, removed=tuple(removed), skipped=found.skipped, duration_s=time.perf_counter() - started, checked_only=True)
+    return IndexReport(root=str(root), indexed=tuple(new), updated=tuple(changed), unchanged=unchanged, removed=tuple(removed), skipped=found.skipped,
+                       duration_s=time.perf_counter() - started, checked_only=True, chunks_pending=pending)
 
 
 def _under(path: str, scope: list[str]) -> bool:
@@ -312,7 +315,8 @@ def _run(
         def on_batch(done: int, total: int) -> None:
             notify(IndexProgress("embed", total_files, total_files, done, chunks_total=total))
 
-        embedded, left = embed_pending(cat, store, embedder, batch=settings.embedding_batch_size, on_batch=on_batch, should_pause=should_pause)
+        first = (*indexed, *updated) if paths is not None else ()  # a watch update's own files before any backlog
+        embedded, left = embed_pending(cat, store, embedder, batch=settings.embedding_batch_size, on_batch=on_batch, should_pause=should_pause, first=first)
         if not left:
             cat.set_meta("built_at", str(time.time()))
             cat.conn.commit()

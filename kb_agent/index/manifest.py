@@ -340,13 +340,16 @@ class Catalog:
             out.update(r[0] for r in self.conn.execute(f"SELECT id FROM pending WHERE id IN ({','.join('?' * len(part))})", part).fetchall())
         return out
 
-    def pending_rows(self, limit: int) -> list[tuple[str, str, str, tuple[str, ...], str]]:
-        """Up to `limit` chunks waiting for a vector, in KB order: (id, path, file title, heading path, text)."""
+    def pending_rows(self, limit: int, paths: Iterable[str] | None = None) -> list[tuple[str, str, str, tuple[str, ...], str]]:
+        """Up to `limit` chunks waiting for a vector, in KB order, optionally only those of `paths`:
+        (id, path, file title, heading path, text)."""
+        only = sorted(set(paths or ()))[:500]
+        where = f"WHERE c.path IN ({','.join('?' * len(only))}) " if only else ""
         q = (
             "SELECT c.id, c.path, f.title, c.heading_path, c.text FROM pending p JOIN chunks c ON c.id = p.id "
-            "JOIN files f ON f.path = c.path ORDER BY c.path, c.ord LIMIT ?"
+            f"JOIN files f ON f.path = c.path {where}ORDER BY c.path, c.ord LIMIT ?"
         )
-        return [(str(r[0]), str(r[1]), str(r[2] or ""), tuple(json.loads(str(r[3]))), str(r[4])) for r in self.conn.execute(q, (limit,)).fetchall()]
+        return [(str(r[0]), str(r[1]), str(r[2] or ""), tuple(json.loads(str(r[3]))), str(r[4])) for r in self.conn.execute(q, (*only, limit)).fetchall()]
 
     def mark_embedded(self, ids: Iterable[str]) -> None:
         """These chunks now have their vector in the store. Caller commits."""

@@ -28,8 +28,9 @@ EMBEDDING_TEXT_PARAMS: dict[str, object] = {
     "head_separator": EMBEDDING_HEAD_SEPARATOR,
     "max_chars": MAX_EMBED_CHARS,
 }
-# Pending chunks are read from the catalog this many model batches at a time: one query per window
-# instead of one per batch (the pending table is keyed by chunk id, so a window costs its own size).
+# Pending chunks are read from the catalog this many model batches at a time, in KB order (file by
+# file, each file's chunks in order — the order a whole-file indexer would insert them, so Chroma
+# builds the same graph), one sorted query per window rather than per batch.
 WINDOW_BATCHES = 8
 
 
@@ -53,6 +54,7 @@ def embed_pending(
     batch: int,
     on_batch: Callable[[int, int], None] | None = None,
     should_pause: Callable[[], bool] | None = None,
+    first: Sequence[str] = (),
 ) -> tuple[int, int]:
     """Embed pending chunks until none is left or `should_pause()` says to stop between batches.
 
@@ -63,17 +65,22 @@ def embed_pending(
         batch: texts per model call (and per commit).
         on_batch: called after each commit with (chunks embedded so far, pending at the start).
         should_pause: checked before each batch (e.g. new file events in watch mode).
+        first: paths whose chunks go first (the files a watch update just wrote: a save is
+            searchable by meaning without waiting for an earlier backlog).
 
     Returns:
         (chunks embedded by the model, chunks still pending).
     """
     total = cat.pending_count()
     embedded = done = 0
+    priority = list(first)
     while True:
-        rows = cat.pending_rows(batch * WINDOW_BATCHES)
+        rows = cat.pending_rows(batch * WINDOW_BATCHES, priority) if priority else []
+        if not rows:
+            priority = []
+            rows = cat.pending_rows(batch * WINDOW_BATCHES)
         if not rows:
             return embedded, 0
-        rows.sort(key=lambda r: (r[1], r[0]))  # whole files together, in a stable order
         for s in range(0, len(rows), batch):
             if should_pause is not None and should_pause():
                 return embedded, cat.pending_count()

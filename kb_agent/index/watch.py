@@ -173,7 +173,7 @@ def watch_index(
 
     thread = threading.Thread(target=listen, name="kb-watch", daemon=True)
     thread.start()
-    listening.wait(timeout=5.0)  # the first (empty) yield says the Rust watcher is set up
+    listening.wait(timeout=60.0)  # the first (empty) yield says the Rust watcher is set up (it walks the tree first)
     if on_ready is not None:
         on_ready()
 
@@ -199,6 +199,10 @@ def watch_index(
                 item = None
             while item is not None:  # everything that arrived: one update
                 if isinstance(item, BaseException):
+                    if isinstance(item, Exception) and not isinstance(item, KbError):
+                        raise KbError(f"cannot watch {root} for changes: {item}",
+                                      hint="on a network file system, or past the inotify watch limit, set WATCHFILES_FORCE_POLLING=1 "
+                                           "(or raise fs.inotify.max_user_watches)") from item
                     raise item
                 for _change, path in item:
                     rel = filt.rel(path)

@@ -18,13 +18,15 @@ def render_index_report(report: IndexReport, *, out: Console, err: Console) -> N
     for note in report.notes:  # e.g. a broken store moved aside before a rebuild
         err.print(f"[yellow]note:[/] {safe_markup(note, one_line=True)}", highlight=False, soft_wrap=True)
     if report.checked_only:
-        if not report.stale:
+        if not report.stale and not report.chunks_pending:
             err.print(f"[green]index is fresh[/] ({report.unchanged} files)")
         for label, paths in (("new", report.indexed), ("changed", report.updated), ("deleted", report.removed)):
             for p in paths:
                 write_plain(out, f"{label}\t{safe_text(p, one_line=True)}")
         if report.stale:
             err.print(f"[yellow]index is stale[/]: {len(report.indexed)} new, {len(report.updated)} changed, {len(report.removed)} deleted — run `kb index`")
+        if report.chunks_pending:
+            err.print(f"[yellow]vectors incomplete[/]: {report.chunks_pending:,} chunks have no vector yet — run `kb index` to finish")
         return
     err.print(
         f"[bold green]indexed[/] {len(report.indexed)} new · {len(report.updated)} updated · {report.unchanged} unchanged · "
@@ -32,6 +34,8 @@ def render_index_report(report: IndexReport, *, out: Console, err: Console) -> N
         f"({report.chunks_embedded} embedded) in {report.duration_s:.1f} s",
         highlight=False,
     )
+    if report.chunks_pending:  # stopped before the vector phase ended: search works, vectors are partial
+        err.print(f"  [yellow]{report.chunks_pending:,} chunks still have no vector[/]: run `kb index` to finish", highlight=False)
     for s in report.skipped:
         err.print(f"  [yellow]skipped[/] {safe_markup(s.path, one_line=True)}: {safe_markup(s.reason, one_line=True)}", highlight=False)
     for s in report.warnings:  # indexed, with a caveat (e.g. front matter ignored)

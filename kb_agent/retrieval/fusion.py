@@ -74,6 +74,8 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
         # fused hits are narrowed afterwards
         vec_hits = vector_search(r, query, k=depth, filters=filters, narrow=False)
     except VectorsUnavailable as e:  # e.g. a read-only KB: the lexical list alone still answers
-        r.notice(f"{e.message}; hybrid search is using grep only")
+        from kb_agent.retrieval.vector import unavailable_notice
+
+        r.notice(unavailable_notice(e, "hybrid search is using grep only"))
         return refine_hits(r, query, rrf({"grep": grep_hits}, k))
     return refine_hits(r, query, rrf({"grep": grep_hits, "vector": vec_hits}, k))

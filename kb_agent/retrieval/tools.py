@@ -35,13 +35,13 @@ class Retriever:
         self.root: Path = settings.kb_root()
         self.index: IndexReader = IndexReader.open(settings, self.root, require=require_index)
         self.notices: list[str] = []  # why results are degraded (e.g. vectors unavailable); the CLI prints them once
-        # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits
-        self.passages = True
 
     def notice(self, text: str) -> None:
         """Record a degradation once; callers show `notices` on stderr, never in results."""
         if text not in self.notices:
             self.notices.append(text)
+        # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits
+        self.passages = True
 
     def refresh(self) -> bool:
         """Pick up a newer index written by another process since this Retriever opened (cheap when
@@ -65,12 +65,12 @@ class Retriever:
         Embedding similarity over indexed chunks (Chroma). Needs the index.
         """
         from kb_agent.errors import VectorsUnavailable
-        from kb_agent.retrieval.vector import vector_search
+        from kb_agent.retrieval.vector import unavailable_notice, vector_search
 
         try:
             return vector_search(self, query, k=k, filters=filters)
         except VectorsUnavailable as e:
-            self.notice(f"{e.message}; using grep instead of vector search")
+            self.notice(unavailable_notice(e, "using grep instead of vector search"))
             return self.grep(query, k=k, filters=filters)
 
     def hybrid(self, query: str, *, k: int = 10, filters: SearchFilters = NO_FILTERS) -> list[Evidence]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kb_agent.errors import InvalidQuery
+from kb_agent.errors import InvalidQuery, VectorsUnavailable
 from kb_agent.types import Evidence, SearchFilters
 
 if TYPE_CHECKING:
@@ -13,6 +13,12 @@ if TYPE_CHECKING:
 
 def vectors_notice(embedded: int, total: int) -> str:
     return f"vectors: {embedded:,} / {total:,} embedded; run `kb index` to finish"
+
+
+def unavailable_notice(e: VectorsUnavailable, instead: str) -> str:
+    """The one stderr line for a vector search that fell back to grep; "no vector yet" reads the same
+    from every tool, so `kb ask` running vector and hybrid steps says it once."""
+    return e.message if e.message.startswith("vectors: ") else f"{e.message}; {instead}"
 
 
 def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters(), narrow: bool = True) -> list[Evidence]:

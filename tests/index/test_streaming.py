@@ -248,3 +248,40 @@ def test_ctrl_c_in_the_vector_phase_keeps_every_committed_batch(sample_kb: Path)
     assert _vector_count(sample_kb) == chunks - pending  # stored == recorded: the lock was released too
     rep = build_index(s)
     assert rep.chunks_embedded == pending and _vector_count(sample_kb) == chunks
+
+
+def test_check_mode_reports_chunks_without_vectors(sample_kb: Path) -> None:
+    from typer.testing import CliRunner
+
+    from kb_agent.cli import app
+
+    s = hash_settings(sample_kb)
+    rep = build_index(s, should_pause=lambda: True)
+    check = build_index(s, check=True)
+    assert not check.stale and check.chunks_pending == rep.chunks_pending > 0
+    env = {"KB_EMBEDDING_PROVIDER": "hash"}
+    res = CliRunner().invoke(app, ["index", "--check", "--kb", str(sample_kb)], env=env)
+    assert res.exit_code == 3 and "chunks have no vector yet" in res.output, res.output
+    build_index(s)
+    res = CliRunner().invoke(app, ["index", "--check", "--kb", str(sample_kb)], env=env)
+    assert res.exit_code == 0 and "index is fresh" in res.output, res.output
+
+
+def test_an_update_embeds_its_own_files_before_the_backlog(sample_kb: Path) -> None:
+    from kb_agent.index.build import update_index
+
+    s = hash_settings(sample_kb)
+    build_index(s, should_pause=lambda: True)  # every chunk pending: a long first embedding in progress
+    last = "zh/术语表.md"  # last in KB order
+    (sample_kb / last).write_text((sample_kb / last).read_text(encoding="utf-8") + "\n## 新词\n\n斑马测试词。\n", encoding="utf-8")
+    batches = iter(range(1))
+    rep = update_index(s, [last], should_pause=lambda: next(batches, None) is None)  # one batch, then new events
+    assert rep.updated == (last,) and rep.chunks_pending > 0
+    r = IndexReader.open(s, sample_kb)
+    try:
+        assert r.catalog is not None
+        ids = r.catalog.chunk_ids(last)
+        assert ids and not r.catalog.pending_among(ids) and r.store.existing(ids) == set(ids)
+        assert r.catalog.pending_among(r.catalog.chunk_ids("README.md"))  # the backlog waits
+    finally:
+        r.close()
