@@ -67,6 +67,7 @@ class KbService:
         self.calls = 0
         self.watch = BackgroundWatch()
         self._retriever: Retriever | None = None
+        self._agent_passages = True
         self._engine: Engine | None = None
 
     # ------------------------------------------------------------ lifecycle
@@ -77,14 +78,22 @@ class KbService:
             from kb_agent.retrieval.tools import Retriever
 
             self._retriever = Retriever(self.settings, require_index=False)
+            # what the agent reads, as `kb ask` gets it from a fresh Retriever: the Engine sets
+            # passages=False only when the Retriever has the attribute (agent/engine.py); searches
+            # (and `notice()`) change it later, so each ask puts this value back
+            self._agent_passages = not hasattr(self._retriever, "passages")
         return self._retriever
 
     @property
     def engine(self) -> Engine:
+        """The Engine over this server's Retriever, its graph built (the agent's imports and graph cost
+        ~1 s once). Engine has no public warm-up, hence `_setup()`."""
         if self._engine is None:
             from kb_agent.agent.engine import Engine
 
-            self._engine = Engine(self.settings, tools=self.retriever)
+            engine = Engine(self.settings, tools=self.retriever)
+            engine._setup()
+            self._engine = engine
         return self._engine
 
     def warm(self) -> None:
@@ -99,8 +108,7 @@ class KbService:
             try:
                 r.index.embedder.embed_query("warm up")
                 _ = r.index.store
-                # the agent's imports (langgraph, langchain) and its graph: ~1 s the first `ask` would pay
-                self.engine._setup()
+                _ = self.engine  # the agent's imports (langgraph, langchain) and its graph
             except KbError as e:  # warming is best effort; the call that needs what failed reports it
                 log.warning("warm-up incomplete: %s", e.message)
         self.freshness.get()
@@ -183,8 +191,10 @@ class KbService:
                     hint="run `kb index` first",
                 )
         self._need_index()
-        answer = self.engine.answer_query(question, tool=tool, filters=_filters(tags, paths), max_iterations=max_iterations,
-                                          allow_general=allow_general, on_event=on_event)
+        engine = self.engine  # built before the block: building it may set `passages` itself
+        with _passages(self.retriever, self._agent_passages):
+            answer = engine.answer_query(question, tool=tool, filters=_filters(tags, paths), max_iterations=max_iterations,
+                                         allow_general=allow_general, on_event=on_event)
         notes = (fresh.note(),) if fresh.stale else ()
         return ToolOutput(answer_dict(answer), tuple(n for n in notes if n), meta=_fresh_meta(fresh))
 
@@ -282,8 +292,8 @@ class KbService:
 
 class _passages:
     """Whether hybrid/vector hits are cut to their best lines while a block runs (`kb search` cuts them;
-    the Engine decides for the agent). One Retriever serves both, one call at a time, so the setting is
-    put back afterwards."""
+    the agent reads what `kb ask` would). One Retriever serves both, one call at a time, so the setting
+    is put back afterwards."""
 
     def __init__(self, r: Retriever, value: bool) -> None:
         self.r, self.value = r, value
