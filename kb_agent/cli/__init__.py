@@ -122,7 +122,7 @@ def _register() -> None:
     # importing a command module registers its commands on `app`; these imports are light
     from kb_agent.cli import index_cmd, search_cmd, status_cmd  # noqa: F401
     from kb_agent.cli import trust_cmd  # noqa: F401
-    for optional in ("ask_cmd", "chat_cmd", "check_cmd", "graph_cmd", "links_cmd"):
+    for optional in ("ask_cmd", "chat_cmd", "check_cmd", "graph_cmd", "links_cmd", "mcp_cmd"):
         try:
             __import__(f"kb_agent.cli.{optional}")
         except ModuleNotFoundError as e:

