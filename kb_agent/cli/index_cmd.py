@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -10,6 +10,7 @@ from kb_agent.cli import app
 from kb_agent.cli._common import JsonOption, KbOption, err_console, load_settings, out_console
 
 if TYPE_CHECKING:
+    from kb_agent.index.questions import QuestionWriter
     from kb_agent.index.watch import WatchUpdate
     from kb_agent.settings import Settings
     from kb_agent.types import IndexReport
@@ -23,16 +24,20 @@ def index_command(
     wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for another `kb index` to finish.", min=0)] = 0.0,
     json_out: JsonOption = False,
     watch: Annotated[bool, typer.Option("--watch", "-w", help="Stay running: re-index each file as it is saved, renamed or deleted (Ctrl-C stops, exit 130).")] = False,
+    questions: Annotated[Optional[bool], typer.Option(  # noqa: UP007 - typer reads the annotation at run time
+        "--questions/--no-questions", show_default=False,
+        help="Have the chat model (KB_LLM_PROVIDER) write the questions each new or changed chunk answers, after the vectors (default: KB_INDEX_QUESTIONS).")] = None,
 ) -> None:
     """Index the knowledge base's markdown files (incremental; safe to interrupt and rerun)."""
     from kb_agent.errors import ExitCode, UsageError
     from kb_agent.index.build import build_index
 
     settings = load_settings(kb)
+    writer = None if check else _question_writer(settings, questions)
     if watch:
         if check or rebuild:
             raise UsageError("--watch cannot be combined with --check or --rebuild", hint="run `kb index --rebuild` first, then `kb index --watch`")
-        _watch(settings, json_out)
+        _watch(settings, json_out, writer)
         return
     if check:
         report = build_index(settings, check=True)
@@ -42,22 +47,43 @@ def index_command(
         return
     show_bar = not json_out and err_console().is_terminal
     if show_bar:
-        report = _with_progress(settings, rebuild, wait)
+        report = _with_progress(settings, rebuild, wait, writer)
     else:
-        report = build_index(settings, rebuild=rebuild, wait_s=wait)
+        report = build_index(settings, rebuild=rebuild, wait_s=wait, questions=writer)
     _emit(report, json_out)
 
 
-def _with_progress(settings: object, rebuild: bool, wait: float) -> IndexReport:
+def _question_writer(settings: Settings, flag: bool | None) -> QuestionWriter | None:
+    """The model behind the question phase, or None: off by flag or setting, or (setting only) no chat model.
+
+    Raises:
+        UsageError: `--questions` was passed but no chat model is configured.
+    """
+    wanted = settings.index_questions if flag is None else flag
+    if not wanted:
+        return None
+    from kb_agent.llm.questions import question_writer
+
+    writer = question_writer(settings)
+    if writer is None:
+        if flag:
+            from kb_agent.errors import UsageError
+
+            raise UsageError("--questions needs a chat model to write the questions", hint="set KB_LLM_PROVIDER (and its model settings); offline, the heading-derived questions are used")
+        err_console().print("[yellow]note:[/] KB_INDEX_QUESTIONS is set but no chat model is configured (KB_LLM_PROVIDER=none): the heading-derived questions are used", highlight=False, soft_wrap=True)
+    return writer
+
+
+def _with_progress(settings: Settings, rebuild: bool, wait: float, writer: QuestionWriter | None) -> IndexReport:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from kb_agent.index.build import IndexProgress, build_index
 
     with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[unit]} · {task.fields[chunks]} chunks embedded · {task.fields[rate]}"),
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[unit]} · {task.fields[detail]}"),
         TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=err_console(), transient=True,
     ) as bar:
-        task = bar.add_task("indexing", total=None, chunks=0, rate="", unit="files")
+        task = bar.add_task("indexing", total=None, detail="0 chunks embedded", unit="files")
 
         def on_progress(p: IndexProgress) -> None:
             if p.phase == "scan":
@@ -65,17 +91,29 @@ def _with_progress(settings: object, rebuild: bool, wait: float) -> IndexReport:
                 return
             if p.phase == "embed":  # the lexical index is committed: search works, vectors stream in
                 if bar.tasks[0].description != "embedding":
-                    bar.reset(task, description="embedding", total=p.chunks_total, completed=0, unit="chunks", chunks=0, rate="")
+                    bar.reset(task, description="embedding", total=p.chunks_total, completed=0, unit="chunks", detail="0 chunks embedded")
                 elapsed = bar.tasks[0].elapsed or 0.0
-                rate = f"{p.chunks_done / elapsed:.1f} chunks/s" if elapsed > 0 and p.chunks_done else ""
-                bar.update(task, total=p.chunks_total, completed=p.chunks_done, chunks=p.chunks_done, rate=rate)
+                rate = f" · {p.chunks_done / elapsed:.1f} chunks/s" if elapsed > 0 and p.chunks_done else ""
+                bar.update(task, total=p.chunks_total, completed=p.chunks_done, detail=f"{p.chunks_done} chunks embedded{rate}")
+                return
+            if p.phase == "questions":  # search works in full meanwhile; the model writes each chunk's questions
+                if bar.tasks[0].description != "questions":
+                    bar.reset(task, description="questions", total=p.chunks_total, completed=0, unit="chunks", detail=question_cost(0, 0.0))
+                bar.update(task, total=p.chunks_total, completed=p.chunks_done, detail=question_cost(p.model_calls, p.model_seconds))
                 return
             bar.update(task, description="indexing", total=p.files_total, completed=p.files_done, unit="files")
 
-        return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=on_progress)  # type: ignore[arg-type]
+        return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=on_progress, questions=writer)
 
 
-def _watch(settings: Settings, json_out: bool) -> None:
+def question_cost(calls: int, seconds: float) -> str:
+    """`12 model calls · 3.4 s/call` — the question phase's cost so far, for the progress line."""
+    if not calls:
+        return "writing questions: waiting for the model"
+    return f"{calls} model call{'s' if calls != 1 else ''} · {seconds / calls:.1f} s/call"
+
+
+def _watch(settings: Settings, json_out: bool, writer: QuestionWriter | None = None) -> None:
     """Run the watcher in the foreground; one line per update on stderr (or one JSON object per
     update on stdout with --json). Ctrl-C ends it through the CLI's boundary: "interrupted", exit 130."""
     from kb_agent.index.watch import watch_index
@@ -98,7 +136,7 @@ def _watch(settings: Settings, json_out: bool) -> None:
 
             err.print(f"watching {safe_text(str(settings.kb_root()), one_line=True)} for changes (Ctrl-C to stop)", markup=False, highlight=False, soft_wrap=True)
 
-    watch_index(settings, on_update=on_update, on_ready=on_ready)
+    watch_index(settings, on_update=on_update, on_ready=on_ready, questions=writer)
 
 
 def watch_line(u: WatchUpdate) -> str:
@@ -127,6 +165,11 @@ def watch_line(u: WatchUpdate) -> str:
         parts.append(f"{r.chunks_embedded:,} chunk{'s' if r.chunks_embedded != 1 else ''} embedded")
     if r.chunks_pending:
         parts.append(f"{r.chunks_pending:,} waiting for vectors")
+    q = r.questions
+    if q is not None and (q.chunks_written or q.chunks_reused):
+        parts.append(f"{q.chunks_written + q.chunks_reused:,} chunk{'s' if q.chunks_written + q.chunks_reused != 1 else ''} given questions ({q.model_calls} model call{'s' if q.model_calls != 1 else ''})")
+    if q is not None and q.error is not None:
+        parts.append(f"questions stopped: {safe_text(q.error, one_line=True)}")
     parts.append(f"{u.seconds:.2f} s")
     return f"{stamp} " + " · ".join(parts)
 

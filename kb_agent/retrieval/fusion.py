@@ -1,4 +1,5 @@
-"""hybrid_search: grep-BM25 and vector lists fused with Reciprocal Rank Fusion."""
+"""hybrid_search: grep-BM25 and vector lists (and the model-written question pool's, when there is one)
+fused with Reciprocal Rank Fusion."""
 
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
     except InvalidQuery:
         grep_hits = []  # e.g. only stopwords: meaning may still be found by vectors
     from kb_agent.errors import VectorsUnavailable
+    from kb_agent.retrieval.pool import pool_lists
     from kb_agent.retrieval.vector import vector_search
 
     try:
@@ -77,5 +79,5 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
         from kb_agent.retrieval.vector import unavailable_notice
 
         r.notice(unavailable_notice(e, "hybrid search is using grep only"))
-        return refine_hits(r, query, rrf({"grep": grep_hits}, k))
-    return refine_hits(r, query, rrf({"grep": grep_hits, "vector": vec_hits}, k))
+        return refine_hits(r, query, rrf({"grep": grep_hits, **pool_lists(r, query, k=depth, filters=filters)}, k))
+    return refine_hits(r, query, rrf({"grep": grep_hits, "vector": vec_hits, **pool_lists(r, query, k=depth, filters=filters)}, k))
