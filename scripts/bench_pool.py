@@ -128,6 +128,13 @@ def write_pool(a: argparse.Namespace, kb: Path, url: str, server_pid: int | None
     def should_pause() -> bool:
         return bool(a.limit_chunks) and done["n"] >= a.limit_chunks
 
+    from kb_agent.errors import IndexIncompatible
+
+    try:  # vectors first: an index built by older code is rebuilt (the pool survives a rebuild)
+        build_index(settings, wait_s=600)
+    except IndexIncompatible as e:
+        B.log(f"pool copy incompatible ({e}); rebuilding it")
+        build_index(settings, rebuild=True, wait_s=600)
     cpu0, srv0, t0 = time.process_time(), cpu_of(server_pid) if server_pid else 0.0, time.perf_counter()
     report = build_index(settings, wait_s=600, on_progress=on_progress, should_pause=should_pause, questions=writer)
     wall, cpu, srv = time.perf_counter() - t0, time.process_time() - cpu0, (cpu_of(server_pid) - srv0) if server_pid else None
