@@ -60,6 +60,13 @@ class Settings(BaseSettings):
     # total model time per question; past it (or once the server timed out) the deterministic path answers
     llm_deadline_s: float = Field(default=60.0, gt=0, le=3600)
 
+    # question pool: `kb index` asks the chat model for the questions each chunk answers (opt-in: a
+    # model call per group of chunks; without a chat model the heading-derived questions are used)
+    index_questions: bool = False
+    questions_per_chunk: int = Field(default=3, ge=1, le=10)
+    # chunks per model call: a small local model's 4k context holds 4 excerpts and their questions
+    questions_batch_size: int = Field(default=4, ge=1, le=32)
+
     # agent
     agent_max_iterations: int = Field(default=3, ge=1, le=10)
     grade_drop_below: float = Field(default=0.3, ge=0, le=1)

@@ -38,6 +38,7 @@ def collect_status(settings: Settings) -> dict[str, Any]:
                 st["generation"] = cat.generation()
                 st["fingerprint"] = json.loads(fp) if fp else {}
                 st["interrupted_run_pending"] = cat.get_meta("dirty") == "1"
+                st["question_pool"] = _pool_status(cat.pool_stats(), st["chunks"], settings)
             finally:
                 cat.close()
             report = build_index(settings, check=True)
@@ -59,6 +60,21 @@ def collect_status(settings: Settings) -> dict[str, Any]:
         st["rg"] = f"missing: {e.message}"
     st["llm_provider"] = settings.llm_provider + (f" ({settings.llm_model})" if settings.llm_model else "")
     return st
+
+
+def _pool_status(stats: dict[str, Any], chunks: int, settings: Settings) -> dict[str, Any]:
+    """Which questions the chunks carry: a model's (how many chunks, which models) or their headings'."""
+    with_model = int(stats["chunks_with_questions"])
+    fallback = int(stats["chunks_fallback"])
+    return {
+        "source": "model" if with_model else "headings",
+        "chunks_with_model_questions": with_model,
+        "models": stats["models"],  # model name → chunks whose questions it wrote
+        "questions": int(stats["questions"]),
+        "chunks_fallback": fallback,  # the model's reply was invalid: heading questions kept
+        "chunks_without_model_questions": max(chunks - with_model - fallback, 0),
+        "index_questions": settings.index_questions,  # KB_INDEX_QUESTIONS: `kb index` writes them by default
+    }
 
 
 def _store_answers(settings: Settings, root: Any, collection: str | None, chunks: int | None) -> str:

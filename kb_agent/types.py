@@ -105,6 +105,27 @@ class FileSkip:
 
 
 @dataclass(frozen=True, slots=True)
+class QuestionPoolReport:
+    """What the question phase of `kb index --questions` did: a chat model writing, per chunk, the
+    questions it answers (kb_agent/index/questions.py)."""
+
+    model: str  # the model that wrote them (kept as metadata, not in the index fingerprint)
+    chunks_asked: int = 0  # chunks sent to the model in this run
+    chunks_written: int = 0  # of those, chunks that got valid questions
+    chunks_fallback: int = 0  # invalid reply even after the repair try: they keep their heading questions
+    chunks_reused: int = 0  # same text already had questions (a moved or copied section): no model call
+    chunks_waiting: int = 0  # still without model questions (the run stopped, or the model failed)
+    questions: int = 0  # questions written in this run
+    model_calls: int = 0  # repairs included
+    seconds: float = 0.0  # time spent waiting for the model
+    error: str | None = None  # why the phase stopped early (e.g. the server is unreachable)
+
+    @property
+    def questions_per_chunk(self) -> float:
+        return self.questions / self.chunks_written if self.chunks_written else 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class IndexReport:
     """What `build_index` did (or, with check=True, would do)."""
 
@@ -121,6 +142,7 @@ class IndexReport:
     chunks_pending: int = 0  # chunks still without a vector (the run was paused or stopped before the end)
     warnings: tuple[FileSkip, ...] = ()  # indexed, but with a caveat (e.g. front matter ignored)
     notes: tuple[str, ...] = ()  # what the run did besides indexing (e.g. a broken store moved aside)
+    questions: QuestionPoolReport | None = None  # the question phase, when `--questions` ran it
 
     @property
     def stale(self) -> bool:

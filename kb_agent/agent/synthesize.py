@@ -512,7 +512,13 @@ def model_units(
     if not ranked:
         return list(items)
     picked = _reading_order(ranked[:MAX_SOURCES])
-    return [(Evidence(s.unit.path, s.unit.start_line, s.unit.end_line, s.unit.quote, s.score, "unit", s.unit.heading_path), s.grade) for s in picked]
+    return [(Evidence(s.unit.path, s.unit.start_line, s.unit.end_line, s.unit.quote, s.score, "unit", s.unit.heading_path, _pool_of(s.unit, items)), s.grade)
+            for s in picked]
+
+
+def _pool_of(unit: AnswerUnit, items: Sequence[tuple[Evidence, float]]) -> tuple[str, ...]:
+    """The question pool of the items a unit was cut from (seed 000: it goes to the writer with them)."""
+    return tuple(dict.fromkeys(q for e, _g in items if e.path == unit.path and e.start_line <= unit.end_line and unit.start_line <= e.end_line for q in e.questions))
 
 
 def model_sources(items: Sequence[tuple[Evidence, float]]) -> list[SourceRef]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -10,6 +10,7 @@ from kb_agent.cli import app
 from kb_agent.cli._common import JsonOption, KbOption, err_console, load_settings, out_console
 
 if TYPE_CHECKING:
+    from kb_agent.index.questions import QuestionWriter
     from kb_agent.index.watch import WatchUpdate
     from kb_agent.settings import Settings
     from kb_agent.types import IndexReport
@@ -23,16 +24,20 @@ def index_command(
     wait: Annotated[float, typer.Option("--wait", metavar="SECONDS", help="Seconds to wait for another `kb index` to finish.", min=0)] = 0.0,
     json_out: JsonOption = False,
     watch: Annotated[bool, typer.Option("--watch", "-w", help="Stay running: re-index each file as it is saved, renamed or deleted (Ctrl-C stops, exit 130).")] = False,
+    questions: Annotated[Optional[bool], typer.Option(  # noqa: UP007 - typer reads the annotation at run time
+        "--questions/--no-questions", show_default=False,
+        help="Have the chat model (KB_LLM_PROVIDER) write the questions each new or changed chunk answers, after the vectors (default: KB_INDEX_QUESTIONS).")] = None,
 ) -> None:
     """Index the knowledge base's markdown files (incremental; safe to interrupt and rerun)."""
     from kb_agent.errors import ExitCode, UsageError
     from kb_agent.index.build import build_index
 
     settings = load_settings(kb)
+    writer = None if check else _question_writer(settings, questions)
     if watch:
         if check or rebuild:
             raise UsageError("--watch cannot be combined with --check or --rebuild", hint="run `kb index --rebuild` first, then `kb index --watch`")
-        _watch(settings, json_out)
+        _watch(settings, json_out, writer)
         return
     if check:
         report = build_index(settings, check=True)
@@ -41,24 +46,45 @@ def index_command(
             raise typer.Exit(int(ExitCode.INDEX))
         return
     if not err_console().is_terminal:  # CI logs, files: a plain line every KB_PROGRESS_INTERVAL seconds
-        report = _with_lines(settings, rebuild, wait)
+        report = _with_lines(settings, rebuild, wait, writer)
     elif not json_out:
-        report = _with_bar(settings, rebuild, wait)
+        report = _with_bar(settings, rebuild, wait, writer)
     else:
-        report = build_index(settings, rebuild=rebuild, wait_s=wait)
+        report = build_index(settings, rebuild=rebuild, wait_s=wait, questions=writer)
     _emit(report, json_out)
 
 
-def _with_lines(settings: Settings, rebuild: bool, wait: float) -> IndexReport:
+def _question_writer(settings: Settings, flag: bool | None) -> QuestionWriter | None:
+    """The model behind the question phase, or None: off by flag or setting, or (setting only) no chat model.
+
+    Raises:
+        UsageError: `--questions` was passed but no chat model is configured.
+    """
+    wanted = settings.index_questions if flag is None else flag
+    if not wanted:
+        return None
+    from kb_agent.llm.questions import question_writer
+
+    writer = question_writer(settings)
+    if writer is None:
+        if flag:
+            from kb_agent.errors import UsageError
+
+            raise UsageError("--questions needs a chat model to write the questions", hint="set KB_LLM_PROVIDER (and its model settings); offline, the heading-derived questions are used")
+        err_console().print("[yellow]note:[/] KB_INDEX_QUESTIONS is set but no chat model is configured (KB_LLM_PROVIDER=none): the heading-derived questions are used", highlight=False, soft_wrap=True)
+    return writer
+
+
+def _with_lines(settings: Settings, rebuild: bool, wait: float, writer: QuestionWriter | None) -> IndexReport:
     from kb_agent.index.build import build_index
     from kb_agent.render.progress import IndexTracker, ProgressLines
 
     tracker = IndexTracker()
     with ProgressLines(err_console(), "index", tracker.describe, interval=settings.progress_interval):
-        return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=tracker.update)
+        return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=tracker.update, questions=writer)
 
 
-def _with_bar(settings: Settings, rebuild: bool, wait: float) -> IndexReport:
+def _with_bar(settings: Settings, rebuild: bool, wait: float, writer: QuestionWriter | None) -> IndexReport:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from kb_agent.index.build import IndexProgress, build_index
@@ -76,6 +102,9 @@ def _with_bar(settings: Settings, rebuild: bool, wait: float) -> IndexReport:
             if p.phase == "scan":
                 bar.update(task, description="scanning", total=p.files_total, completed=0)
                 return
+            if p.phase == "questions":  # search works in full meanwhile; the model writes each chunk's questions
+                bar.update(task, description="questions", total=p.chunks_total, completed=p.chunks_done, detail=question_cost(p.model_calls, p.model_seconds))
+                return
             rate, eta = tracker.rate(), tracker.eta()
             extra = []
             if rate is not None:
@@ -89,10 +118,17 @@ def _with_bar(settings: Settings, rebuild: bool, wait: float) -> IndexReport:
                 label = "files written" if p.phase == "lexical" else f"files · {tracker.chunks_done:,} chunks embedded"
                 bar.update(task, description="indexing", total=p.files_total, completed=p.files_done, detail=" · ".join([label, *extra]))
 
-        return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=on_progress)
+        return build_index(settings, rebuild=rebuild, wait_s=wait, on_progress=on_progress, questions=writer)
 
 
-def _watch(settings: Settings, json_out: bool) -> None:
+def question_cost(calls: int, seconds: float) -> str:
+    """`12 model calls · 3.4 s/call` — the question phase's cost so far, for the progress line."""
+    if not calls:
+        return "writing questions: waiting for the model"
+    return f"{calls} model call{'s' if calls != 1 else ''} · {seconds / calls:.1f} s/call"
+
+
+def _watch(settings: Settings, json_out: bool, writer: QuestionWriter | None = None) -> None:
     """Run the watcher in the foreground; one line per update on stderr (or one JSON object per
     update on stdout with --json). Ctrl-C ends it through the CLI's boundary: "interrupted", exit 130."""
     from kb_agent.index.watch import watch_index
@@ -115,7 +151,7 @@ def _watch(settings: Settings, json_out: bool) -> None:
 
             err.print(f"watching {safe_text(str(settings.kb_root()), one_line=True)} for changes (Ctrl-C to stop)", markup=False, highlight=False, soft_wrap=True)
 
-    watch_index(settings, on_update=on_update, on_ready=on_ready)
+    watch_index(settings, on_update=on_update, on_ready=on_ready, questions=writer)
 
 
 def watch_line(u: WatchUpdate) -> str:
@@ -144,6 +180,11 @@ def watch_line(u: WatchUpdate) -> str:
         parts.append(f"{r.chunks_embedded:,} chunk{'s' if r.chunks_embedded != 1 else ''} embedded")
     if r.chunks_pending:
         parts.append(f"{r.chunks_pending:,} waiting for vectors")
+    q = r.questions
+    if q is not None and (q.chunks_written or q.chunks_reused):
+        parts.append(f"{q.chunks_written + q.chunks_reused:,} chunk{'s' if q.chunks_written + q.chunks_reused != 1 else ''} given questions ({q.model_calls} model call{'s' if q.model_calls != 1 else ''})")
+    if q is not None and q.error is not None:
+        parts.append(f"questions stopped: {safe_text(q.error, one_line=True)}")
     parts.append(f"{u.seconds:.2f} s")
     return f"{stamp} " + " · ".join(parts)
 

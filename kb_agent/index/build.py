@@ -2,11 +2,13 @@
 after it; incremental by content hash (the whole tree, or only given paths), resumable after a
 kill, one writer at a time.
 
-A run has two phases. The lexical phase commits every changed file's catalog rows (chunks, BM25
-statistics, headings, links) one file per transaction, so grep, files and related answer in full as
-soon as it ends. The vector phase then embeds the chunks the catalog marks pending, a batch per
-commit (`index/vectorize.py`). Every commit bumps the catalog's generation, which readers watch to
-refresh what they cached (`IndexReader.refresh`).
+A run has two phases, and a third when asked. The lexical phase commits every changed file's catalog
+rows (chunks, BM25 statistics, headings, links) one file per transaction, so grep, files and related
+answer in full as soon as it ends. The vector phase then embeds the chunks the catalog marks pending,
+a batch per commit (`index/vectorize.py`). With a question writer (`kb index --questions`), the
+question phase then has a chat model write the questions each chunk answers, a group per commit
+(`index/questions.py`). Every commit bumps the catalog's generation, which readers watch to refresh
+what they cached (`IndexReader.refresh`).
 """
 
 from __future__ import annotations
@@ -35,10 +37,11 @@ from kb_agent.index.vectorize import EMBEDDING_TEXT_FORMAT as EMBEDDING_TEXT_FOR
 from kb_agent.index.vectorize import EMBEDDING_TEXT_PARAMS as EMBEDDING_TEXT_PARAMS
 from kb_agent.index.vectorize import embedding_text as embedding_text
 from kb_agent.names import index_dir as kb_index_dir
-from kb_agent.types import FileSkip, IndexReport
+from kb_agent.types import FileSkip, IndexReport, QuestionPoolReport
 
 if TYPE_CHECKING:
     from kb_agent.corpus.discover import Discovery
+    from kb_agent.index.questions import QuestionWriter
     from kb_agent.index.vectors import VectorStore
     from kb_agent.settings import Settings
 
@@ -46,7 +49,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
     """Where a run is: "scan" (files_total known), "lexical" (files_done of files_total written),
-    "embed" (chunks_done of chunks_total embedded), "done"."""
+    "embed" (chunks_done of chunks_total embedded), "questions" (chunks_done of chunks_total given
+    model questions, in model_calls calls and model_seconds), "done"."""
 
     phase: str
     files_done: int
@@ -54,6 +58,8 @@ class IndexProgress:
     chunks_done: int
     path: str = ""
     chunks_total: int = 0
+    model_calls: int = 0
+    model_seconds: float = 0.0
 
 
 ProgressFn = Callable[[IndexProgress], None]
@@ -79,6 +85,7 @@ def build_index(
     wait_s: float = 0.0,
     on_progress: ProgressFn | None = None,
     should_pause: PauseFn | None = None,
+    questions: QuestionWriter | None = None,
 ) -> IndexReport:
     """Index the KB root named by `settings`.
 
@@ -92,6 +99,9 @@ def build_index(
         should_pause: checked between embedding batches; when it returns True the run stops there,
             with the remaining chunks still pending (`IndexReport.chunks_pending`), to be embedded by
             the next run.
+        questions: when given, a question phase follows the vectors: the writer's model writes up
+            to `settings.questions_per_chunk` questions for each chunk that has none from a model,
+            `settings.questions_batch_size` chunks per call (`IndexReport.questions`).
 
     Returns:
         An IndexReport: indexed, updated, unchanged, removed, skipped-with-reason.
@@ -107,7 +117,7 @@ def build_index(
         return _check(settings, root, index_dir, started)
     with _writer_lock(root, index_dir, wait_s):
         notes = clear_for_rebuild(settings, root, index_dir) if rebuild else []
-        report = _run(settings, root, index_dir, rebuild=rebuild, paths=None, on_progress=on_progress, should_pause=should_pause, started=started)
+        report = _run(settings, root, index_dir, rebuild=rebuild, paths=None, on_progress=on_progress, should_pause=should_pause, started=started, questions=questions)
         return replace(report, notes=tuple(notes)) if notes else report
 
 
@@ -118,14 +128,15 @@ def update_index(
     wait_s: float = 0.0,
     on_progress: ProgressFn | None = None,
     should_pause: PauseFn | None = None,
+    questions: QuestionWriter | None = None,
 ) -> IndexReport:
     """Bring only `paths` up to date — no walk of the rest of the tree (what watch mode calls).
 
     Each path is relative to the KB root (POSIX) and names a file or a folder, as it is now or as it
     was: a path that exists is indexed under the usual rules (hidden folders, .gitignore/.kbignore,
     size, encoding), one that is gone — or no longer part of the KB — is removed with everything
-    under it. Chunks left pending by an earlier run are embedded too. Without an index yet, this is
-    a full `build_index`.
+    under it. Chunks left pending by an earlier run are embedded too (and, with `questions`, given
+    their questions). Without an index yet, this is a full `build_index`.
 
     Raises:
         IndexLocked: another writer holds the lock past `wait_s`.
@@ -136,7 +147,7 @@ def update_index(
     index_dir = kb_index_dir(root)
     rels = sorted({p.strip("/") for p in (_relative(root, p) for p in paths) if p is not None})
     with _writer_lock(root, index_dir, wait_s):
-        return _run(settings, root, index_dir, rebuild=False, paths=rels, on_progress=on_progress, should_pause=should_pause, started=started)
+        return _run(settings, root, index_dir, rebuild=False, paths=rels, on_progress=on_progress, should_pause=should_pause, started=started, questions=questions)
 
 
 def _relative(root: Path, path: str) -> str | None:
@@ -226,7 +237,7 @@ def _under(path: str, scope: list[str]) -> bool:
 
 def _run(
     settings: Settings, root: Path, index_dir: Path, *, rebuild: bool, paths: list[str] | None,
-    on_progress: ProgressFn | None, should_pause: PauseFn | None, started: float,
+    on_progress: ProgressFn | None, should_pause: PauseFn | None, started: float, questions: QuestionWriter | None = None,
 ) -> IndexReport:
     from kb_agent.corpus.discover import discover, discover_paths
     from kb_agent.index.apply import apply_change, remove_path
@@ -265,7 +276,10 @@ def _run(
         was_dirty = rebuild or cat.get_meta("dirty") == "1"
         pending = cat.pending_count()
         if not changes and not removed and not was_dirty and stored is not None and not pending:
-            return IndexReport(root=str(root), unchanged=scanned.unchanged, skipped=tuple(skipped), warnings=tuple(warnings), chunks_total=cat.bm25_stats()[0], duration_s=time.perf_counter() - started)
+            # nothing for the lexical or vector phase; the question phase may still have work
+            quiet = _question_phase(settings, cat, questions, notify, should_pause) if questions is not None else None
+            return IndexReport(root=str(root), unchanged=scanned.unchanged, skipped=tuple(skipped), warnings=tuple(warnings), chunks_total=cat.bm25_stats()[0],
+                               duration_s=time.perf_counter() - started, questions=quiet)
 
         from kb_agent.index.embeddings import get_embedder
 
@@ -320,15 +334,26 @@ def _run(
         if not left:
             cat.set_meta("built_at", str(time.time()))
             cat.conn.commit()
+        # question phase: only once the vectors are complete (a paused run leaves both for the next one)
+        asked = _question_phase(settings, cat, questions, notify, should_pause) if questions is not None and not left else None
         total = cat.bm25_stats()[0]
         notify(IndexProgress("done", total_files, total_files, embedded, chunks_total=embedded + left))
         return IndexReport(
             root=str(root), indexed=tuple(indexed), updated=tuple(updated), unchanged=scanned.unchanged, removed=tuple(removed),
             skipped=tuple(skipped), warnings=tuple(warnings), chunks_total=total, chunks_embedded=embedded, chunks_pending=left,
-            duration_s=time.perf_counter() - started,
+            duration_s=time.perf_counter() - started, questions=asked,
         )
     finally:
         cat.close()
+
+
+def _question_phase(settings: Settings, cat: Catalog, writer: QuestionWriter, notify: ProgressFn, should_pause: PauseFn | None) -> QuestionPoolReport:
+    from kb_agent.index.questions import QuestionProgress, write_questions
+
+    def on_group(p: QuestionProgress) -> None:
+        notify(IndexProgress("questions", 0, 0, p.chunks_done, chunks_total=p.chunks_total, model_calls=p.model_calls, model_seconds=p.seconds))
+
+    return write_questions(cat, writer, per_chunk=settings.questions_per_chunk, batch=settings.questions_batch_size, on_group=on_group, should_pause=should_pause)
 
 
 def _collection_for(root: Path, fp: dict[str, object]) -> str:

@@ -37,11 +37,22 @@ CREATE TABLE IF NOT EXISTS links (
 CREATE INDEX IF NOT EXISTS links_path ON links(path);
 CREATE INDEX IF NOT EXISTS links_resolved ON links(resolved);
 CREATE TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS pool (
+  id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, questions TEXT NOT NULL, model TEXT NOT NULL,
+  status TEXT NOT NULL, written_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS pool_text ON pool(text_hash);
 """
 # `pending` holds the chunks committed to the catalog whose vector is not yet in the store: the
 # lexical index is written first and vectors stream in after it. A catalog written before this
 # table existed has none (its writer embedded every chunk before committing it), so readers treat a
 # missing table as "nothing pending" and only a writer creates it.
+# `pool` holds the questions a chat model wrote for a chunk (`kb index --questions`), keyed by the
+# chunk id (a hash of its path, occurrence and text, as its vector is) with the hash of its text alone,
+# so a moved or copied section reuses them; `status` is "ok", or "fallback" when the reply was invalid
+# after the repair try (the chunk keeps its heading-derived questions and that model is not asked
+# again). The model's name is metadata, not part of the fingerprint: another model never forces a
+# rebuild, and `--rebuild` keeps the pool. Rows whose chunk is gone are swept by the question phase.
+# Like `pending`, readers treat a missing table as an empty pool.
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +201,7 @@ class Catalog:
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
+        self._pool_seen = False
 
     @classmethod
     def open(cls, path: Path, *, readonly: bool = False) -> Catalog:
@@ -355,6 +367,72 @@ class Catalog:
         """These chunks now have their vector in the store. Caller commits."""
         self.conn.executemany("DELETE FROM pending WHERE id=?", [(cid,) for cid in ids])
 
+    # question pool ------------------------------------------------------------
+    def has_pool(self) -> bool:
+        """Whether the catalog has the pool table (a catalog older than it has none; readers never create it)."""
+        if not self._pool_seen:
+            row = self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='pool'").fetchone()
+            self._pool_seen = row is not None  # tables are never dropped: a positive answer holds
+        return self._pool_seen
+
+    _TODO = "FROM chunks c LEFT JOIN pool p ON p.id = c.id WHERE p.id IS NULL OR (p.status = 'fallback' AND p.model != ?)"
+
+    def pool_todo_count(self, model: str) -> int:
+        """Chunks without questions from a model: never asked, or `model` has not tried them (another
+        model's invalid reply is no reason to skip this one)."""
+        if not self.has_pool():
+            return self.bm25_stats()[0]
+        return int(self.conn.execute(f"SELECT count(*) {self._TODO}", (model,)).fetchone()[0])
+
+    def pool_todo(self, model: str, limit: int) -> list[tuple[str, str, str, tuple[str, ...], str]]:
+        """Up to `limit` chunks `pool_todo_count` counts, in KB order: (id, path, file title, heading path, text)."""
+        q = f"SELECT c.id, c.path, f.title, c.heading_path, c.text {self._TODO.replace('FROM chunks c', 'FROM chunks c JOIN files f ON f.path = c.path')} ORDER BY c.path, c.ord LIMIT ?"
+        return [(str(r[0]), str(r[1]), str(r[2] or ""), tuple(json.loads(str(r[3]))), str(r[4])) for r in self.conn.execute(q, (model, limit)).fetchall()]
+
+    def pool_by_text(self, text_hashes: Iterable[str]) -> dict[str, tuple[tuple[str, ...], str]]:
+        """Questions already written for chunks with these text hashes (any path, also a chunk since
+        removed): text hash → (questions, model)."""
+        uniq = list(set(text_hashes))
+        out: dict[str, tuple[tuple[str, ...], str]] = {}
+        for i in range(0, len(uniq), 500):
+            part = uniq[i : i + 500]
+            q = f"SELECT text_hash, questions, model FROM pool WHERE status = 'ok' AND text_hash IN ({','.join('?' * len(part))}) ORDER BY written_at"
+            out.update({str(h): (tuple(json.loads(str(qs))), str(m)) for h, qs, m in self.conn.execute(q, part).fetchall()})
+        return out
+
+    def put_pool(self, rows: Iterable[tuple[str, str, tuple[str, ...], str, str, float]]) -> None:
+        """Store (chunk id, text hash, questions, model, status, time) rows. Caller commits."""
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO pool(id, text_hash, questions, model, status, written_at) VALUES(?,?,?,?,?,?)",
+            [(cid, h, json.dumps(list(qs), ensure_ascii=False), model, status, at) for cid, h, qs, model, status, at in rows],
+        )
+
+    def sweep_pool(self) -> int:
+        """Delete pool rows whose chunk is gone (after their text had the chance to be reused). Caller commits."""
+        return int(self.conn.execute("DELETE FROM pool WHERE id NOT IN (SELECT id FROM chunks)").rowcount or 0)
+
+    def pool_entries(self) -> list[tuple[str, str, tuple[str, ...]]]:
+        """Every chunk that carries model questions: (chunk id, path, questions), in KB order."""
+        if not self.has_pool():
+            return []
+        q = "SELECT c.id, c.path, p.questions FROM pool p JOIN chunks c ON c.id = p.id WHERE p.status = 'ok' ORDER BY c.path, c.ord"
+        return [(str(r[0]), str(r[1]), tuple(json.loads(str(r[2])))) for r in self.conn.execute(q).fetchall()]
+
+    def pool_stats(self) -> dict[str, object]:
+        """The pool as `kb status` shows it: chunks with model questions per model, fallbacks, questions."""
+        if not self.has_pool():
+            return {"models": {}, "chunks_with_questions": 0, "chunks_fallback": 0, "questions": 0}
+        rows = self.conn.execute(
+            "SELECT p.model, p.status, count(*), sum(json_array_length(p.questions)) FROM pool p JOIN chunks c ON c.id = p.id GROUP BY p.model, p.status"
+        ).fetchall()
+        models = {str(m): int(n) for m, st, n, _ in rows if st == "ok"}
+        return {
+            "models": dict(sorted(models.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "chunks_with_questions": sum(models.values()),
+            "chunks_fallback": sum(int(n) for _m, st, n, _ in rows if st != "ok"),
+            "questions": sum(int(q or 0) for _m, st, _n, q in rows if st == "ok"),
+        }
+
     # reads ----------------------------------------------------------------
     def bm25_stats(self) -> tuple[int, float]:
         """(number of chunks, average chunk length in terms)."""
@@ -371,22 +449,30 @@ class Catalog:
             out.update({t: int(d) for t, d in self.conn.execute(q, part).fetchall()})
         return out
 
+    def _chunk_select(self, extra: str = "") -> str:
+        """The SELECT of a ChunkRow: with the pool, the model's questions come first (then the
+        heading-derived ones); `extra` columns follow."""
+        if self.has_pool():
+            return (f"SELECT c.id, c.path, c.start_line, c.end_line, c.text, c.heading_path, c.questions, p.questions{extra} "
+                    "FROM chunks c LEFT JOIN pool p ON p.id = c.id AND p.status = 'ok'")
+        return f"SELECT c.id, c.path, c.start_line, c.end_line, c.text, c.heading_path, c.questions, NULL{extra} FROM chunks c"
+
     def chunks_by_ids(self, ids: list[str]) -> dict[str, ChunkRow]:
         out: dict[str, ChunkRow] = {}
         for i in range(0, len(ids), 500):
             part = ids[i : i + 500]
-            q = f"SELECT id, path, start_line, end_line, text, heading_path, questions FROM chunks WHERE id IN ({','.join('?' * len(part))})"
+            q = f"{self._chunk_select()} WHERE c.id IN ({','.join('?' * len(part))})"
             out.update({r[0]: _chunk_row(r) for r in self.conn.execute(q, part).fetchall()})
         return out
 
     def chunks_for(self, path: str) -> list[ChunkRow]:
-        q = "SELECT id, path, start_line, end_line, text, heading_path, questions FROM chunks WHERE path=? ORDER BY ord"
+        q = f"{self._chunk_select()} WHERE c.path=? ORDER BY c.ord"
         return [_chunk_row(r) for r in self.conn.execute(q, (path,)).fetchall()]
 
     def iter_chunks(self) -> Iterator[tuple[ChunkRow, dict[str, int]]]:
-        q = "SELECT id, path, start_line, end_line, text, heading_path, questions, terms FROM chunks ORDER BY path, ord"
+        q = f"{self._chunk_select(', c.terms')} ORDER BY c.path, c.ord"
         for r in self.conn.execute(q):
-            yield _chunk_row(r[:7]), json.loads(r[7])
+            yield _chunk_row(r[:8]), json.loads(r[8])
 
     def headings(self, path: str | None = None) -> list[tuple[str, int, int, str, str]]:
         if path is None:
@@ -424,7 +510,11 @@ def _file_row(r: tuple[object, ...]) -> FileRow:
 
 
 def _chunk_row(r: tuple[object, ...]) -> ChunkRow:
+    """A chunk from (id, path, start, end, text, heading path, heading questions, model questions or NULL)."""
+    questions = tuple(json.loads(str(r[6])))
+    if len(r) > 7 and r[7] is not None:
+        questions = tuple(dict.fromkeys((*json.loads(str(r[7])), *questions)))
     return ChunkRow(
         id=str(r[0]), path=str(r[1]), start_line=int(r[2]), end_line=int(r[3]), text=str(r[4]),  # type: ignore[call-overload]
-        heading_path=tuple(json.loads(str(r[5]))), questions=tuple(json.loads(str(r[6]))),
+        heading_path=tuple(json.loads(str(r[5]))), questions=questions,
     )

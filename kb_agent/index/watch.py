@@ -24,6 +24,7 @@ from kb_agent.errors import ConfigError, IndexIncompatible, IndexLocked, KbError
 
 if TYPE_CHECKING:
     from kb_agent.index.build import ProgressFn
+    from kb_agent.index.questions import QuestionWriter
     from kb_agent.settings import Settings
     from kb_agent.types import IndexReport
 
@@ -120,6 +121,7 @@ def watch_index(
     debounce_s: float = DEBOUNCE_S,
     on_progress: ProgressFn | None = None,
     on_ready: Callable[[], None] | None = None,
+    questions: QuestionWriter | None = None,
 ) -> None:
     """Keep the index of `settings`' KB current until `stop` is set (or KeyboardInterrupt).
 
@@ -137,6 +139,8 @@ def watch_index(
         debounce_s: quiet time that ends a batch of events.
         on_progress: passed to the indexer (progress of long updates).
         on_ready: called once the watcher is listening, before the initial sync starts.
+        questions: a chat model writing each new or changed chunk's questions after its vectors
+            (`kb index --watch --questions`); it pauses for new events like embedding does.
 
     Raises:
         IndexIncompatible: the index was built with other settings (run `kb index --rebuild`).
@@ -186,7 +190,7 @@ def watch_index(
 
     try:
         started = time.perf_counter()
-        report = build_index(settings, on_progress=on_progress, should_pause=busy, wait_s=LOCK_WAIT_S * 30)
+        report = build_index(settings, on_progress=on_progress, should_pause=busy, wait_s=LOCK_WAIT_S * 30, questions=questions)
         emit(WatchUpdate("initial", report=report, seconds=time.perf_counter() - started))
         todo: set[str] = set()
         rescan = False
@@ -224,9 +228,9 @@ def watch_index(
             started = time.perf_counter()
             try:
                 if rescan:
-                    report = build_index(settings, on_progress=on_progress, should_pause=busy, wait_s=LOCK_WAIT_S)
+                    report = build_index(settings, on_progress=on_progress, should_pause=busy, wait_s=LOCK_WAIT_S, questions=questions)
                 else:
-                    report = update_index(settings, paths, on_progress=on_progress, should_pause=busy, wait_s=LOCK_WAIT_S)
+                    report = update_index(settings, paths, on_progress=on_progress, should_pause=busy, wait_s=LOCK_WAIT_S, questions=questions)
             except IndexLocked:
                 continue  # another writer: keep the paths, try again (the lock wait paced this loop)
             except (IndexIncompatible, KbRootNotFound, ConfigError):

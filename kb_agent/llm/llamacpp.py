@@ -7,8 +7,11 @@ sunsetting; it stays isolated here, imported lazily, and its import-time warning
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import threading
 import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from kb_agent.errors import ConfigError
@@ -75,7 +78,7 @@ atexit.register(_close_all)
 
 def _load(path: str, temperature: float, max_tokens: int) -> Any:
     chat_cls = _import_chat_llamacpp()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _plain_cpu_buffers():
         warnings.simplefilter("ignore")
         return chat_cls(
             model_path=path,
@@ -84,6 +87,37 @@ def _load(path: str, temperature: float, max_tokens: int) -> Any:
             max_tokens=max_tokens,
             verbose=False,
         )
+
+
+_PARAMS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _plain_cpu_buffers() -> Iterator[None]:
+    """Load the model without llama.cpp's extra weight buffers (repacked and AMX-tile layouts).
+
+    On a CPU (or VM) that advertises AMX it cannot run, ggml picks its AMX kernels and the process
+    dies with SIGILL on the first token — not an error kb could catch. The plain CPU kernels give the
+    same tokens everywhere, a little slower on machines whose AMX works. llama_cpp.Llama reads the
+    defaults from `llama_model_default_params()` while constructing, and exposes no argument for
+    this field, so the defaults are swapped for the duration of the load.
+    """
+    import llama_cpp.llama_cpp as low
+
+    with _PARAMS_LOCK:
+        original = low.llama_model_default_params
+
+        def params() -> Any:
+            p = original()
+            if hasattr(p, "use_extra_bufts"):
+                p.use_extra_bufts = False
+            return p
+
+        low.llama_model_default_params = params
+        try:
+            yield
+        finally:
+            low.llama_model_default_params = original
 
 
 class _QuietModel(LangchainChatModel):

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from kb_agent.agent.state import ExecutionRecord, IterationGrade, ToolCall, TraceEvent
     from kb_agent.checks.links import LinkReport
     from kb_agent.checks.run import CheckResult, CheckRun
-    from kb_agent.types import Citation, Evidence, FileSkip, IndexReport
+    from kb_agent.types import Citation, Evidence, FileSkip, IndexReport, QuestionPoolReport
 
 # the `kb ask --json` schema version (docs/ASK_JSON.md, docs/ask.schema.json)
 SCHEMA_VERSION = 1
@@ -126,6 +126,16 @@ def index_report_dict(report: IndexReport) -> dict[str, Any]:
         "chunks_embedded": report.chunks_embedded,
         "chunks_pending": report.chunks_pending,
         "duration_s": round(report.duration_s, 3),
+        "questions": question_report_dict(report.questions) if report.questions is not None else None,
+    }
+
+
+def question_report_dict(q: QuestionPoolReport) -> dict[str, Any]:
+    """The question phase of `kb index --questions` in `--json`."""
+    return {
+        "model": q.model, "chunks_asked": q.chunks_asked, "chunks_written": q.chunks_written, "chunks_fallback": q.chunks_fallback,
+        "chunks_reused": q.chunks_reused, "chunks_waiting": q.chunks_waiting, "questions": q.questions,
+        "questions_per_chunk": round(q.questions_per_chunk, 2), "model_calls": q.model_calls, "seconds": round(q.seconds, 3), "error": q.error,
     }
 
 

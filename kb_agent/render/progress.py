@@ -97,6 +97,8 @@ class IndexTracker:
         self.files_total = 0
         self.chunks_done = 0
         self.chunks_total = 0
+        self.model_calls = 0
+        self.model_seconds = 0.0
         self._embed_started: float | None = None
         self._embed_base = 0
 
@@ -106,6 +108,8 @@ class IndexTracker:
         self.files_done, self.files_total = int(p.files_done), int(p.files_total)
         self.chunks_done = int(p.chunks_done)
         self.chunks_total = int(getattr(p, "chunks_total", 0) or 0)
+        self.model_calls = int(getattr(p, "model_calls", 0) or 0)
+        self.model_seconds = float(getattr(p, "model_seconds", 0.0) or 0.0)
         if self.phase == "embed" and self._embed_started is None:
             self._embed_started = time.monotonic()
             self._embed_base = self.chunks_done
@@ -136,6 +140,11 @@ class IndexTracker:
             return "starting"
         if self.phase == "scan":
             return f"scanning · {self.files_total:,} files found"
+        if self.phase == "questions":  # the model writes each chunk's questions; search works in full meanwhile
+            line = f"questions · {self.chunks_done:,}/{self.chunks_total:,} chunks"
+            if self.model_calls:
+                line += f" · {self.model_calls:,} model calls · {self.model_seconds / self.model_calls:.1f} s/call"
+            return line
         parts = [f"{self.files_done:,}/{self.files_total:,} files"]
         if self.phase == "lexical":
             done = self.files_done >= self.files_total

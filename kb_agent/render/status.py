@@ -43,6 +43,9 @@ def status_rows(status: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
     for key, value in status.items():
         if key == "vectors_pending":
             continue
+        if key == "question_pool" and isinstance(value, Mapping):
+            rows.append(("question pool", key, pool_line(value)))
+            continue
         if key == "vectors_embedded" and isinstance(value, int):
             pending = status.get("vectors_pending")
             total = value + (pending if isinstance(pending, int) else 0)
@@ -77,3 +80,21 @@ def render_status(status: Mapping[str, Any], out: Console) -> None:
     """Print the status lines on `out` (never wrapped: a long path stays on its line)."""
     for line in status_lines(status):
         out.print(line, highlight=False, soft_wrap=True)
+
+
+def pool_line(pool: Mapping[str, Any]) -> str:
+    """`model: 240 / 263 chunks (openai:gemma 240) · 712 questions · 12 kept heading questions · 11 without`."""
+    with_model = int(pool.get("chunks_with_model_questions", 0))
+    fallback = int(pool.get("chunks_fallback", 0))
+    without = int(pool.get("chunks_without_model_questions", 0))
+    if not with_model:
+        line = "heading-derived (`kb index --questions` with a chat model writes model questions)"
+        return line + (f" · {fallback:,} chunks got an invalid reply" if fallback else "")
+    total = with_model + fallback + without
+    models = ", ".join(f"{m} {n:,}" for m, n in dict(pool.get("models", {})).items())
+    parts = [f"model: {with_model:,} / {total:,} chunks ({models})", f"{int(pool.get('questions', 0)):,} questions"]
+    if fallback:
+        parts.append(f"{fallback:,} kept heading questions (invalid reply)")
+    if without:
+        parts.append(f"{without:,} without model questions yet (`kb index --questions`)")
+    return " · ".join(parts)

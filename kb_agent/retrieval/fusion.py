@@ -1,4 +1,5 @@
-"""hybrid_search: grep-BM25 and vector lists fused with Reciprocal Rank Fusion."""
+"""hybrid_search: grep-BM25 and vector lists (and the model-written question pool's, when there is one)
+fused with Reciprocal Rank Fusion."""
 
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
 
     from kb_agent.errors import InvalidQuery, VectorsUnavailable
     from kb_agent.retrieval.grep import grep_search
+    from kb_agent.retrieval.pool import pool_lists
     from kb_agent.retrieval.rerank import rank_passages
     from kb_agent.retrieval.vector import vector_search
 
@@ -86,5 +88,5 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
             from kb_agent.retrieval.vector import unavailable_notice
 
             r.notice(unavailable_notice(e, "hybrid search is using grep only"))
-            return rank_passages(r, query, rrf({"grep": grep_hits}, depth), [], k)
-    return rank_passages(r, query, rrf({"grep": grep_hits, "vector": vec_hits}, depth), vec_hits, k)
+            return rank_passages(r, query, rrf({"grep": grep_hits, **pool_lists(r, query, k=depth, filters=filters)}, depth), [], k)
+    return rank_passages(r, query, rrf({"grep": grep_hits, "vector": vec_hits, **pool_lists(r, query, k=depth, filters=filters)}, depth), vec_hits, k)

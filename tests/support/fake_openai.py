@@ -51,6 +51,8 @@ class Request:
             return "grade"
         if system.startswith("You answer questions"):
             return "synthesize"
+        if system.startswith("You write the questions"):
+            return "questions"
         return "other"
 
     def sources(self) -> list[Source]:
@@ -162,6 +164,10 @@ class FakeOpenAI:
             return json.dumps({"scores": [0.95] * n})
         if kind == "synthesize":
             return self.script.synthesize(req.sources())
+        if kind == "questions":
+            from tests.support.questions import answer_all
+
+            return answer_all("\n".join(str(m.get("content", "")) for m in req.body.get("messages", []) if m.get("role") == "user"))
         return "ok"
 
     def _stream(self, handler: Any, text: str) -> None:

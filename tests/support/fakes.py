@@ -27,6 +27,8 @@ def prompt_kind(messages: Sequence[Message]) -> str:
         return "condense"
     if system.startswith("The user's documents do not answer"):
         return "general"
+    if system.startswith("You write the questions"):
+        return "questions"
     return "other"
 
 

@@ -40,14 +40,17 @@ def gguf_model_path() -> str:
 
 
 class LlamaServer:
-    """`python -m llama_cpp.server` on a free loopback port."""
+    """llama.cpp's OpenAI-compatible server (`llama_cpp.server`, see llama_server.py) on a free loopback port."""
 
     def __init__(self, model: str, log: Path) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self._log = log.open("wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "4096", "--chat_format", "gemma"],
+            # through llama_server.py: llama_cpp.server without the AMX/repacked weight buffers that die with
+            # SIGILL on VMs advertising AMX they do not run
+            [sys.executable, str(Path(__file__).with_name("llama_server.py")), "--model", model, "--host", "127.0.0.1", "--port", str(self.port),
+             "--n_ctx", "4096", "--chat_format", "gemma"],
             stdout=self._log, stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
