@@ -70,9 +70,6 @@ class Engine:
             from kb_agent.retrieval.tools import Retriever
 
             self._tools = Retriever(self.settings)
-        if hasattr(self._tools, "passages"):
-            # the agent reads whole hits (units need their context); their focus lines are still set
-            self._tools.passages = False
         model = self._model if self._model is not None else create_chat_model(self.settings)
         secret = self.settings.llm_api_key.get_secret_value()
         self._deps = AgentDeps(

@@ -159,12 +159,18 @@ def watch_index(
         def is_set(self) -> bool:
             return flag.is_set() or halt.is_set()
 
+    def seen(change: Any, path: str) -> bool:
+        # any event, even one filtered out, shows the Rust watcher is set up: a reader of the index
+        # (`kb mcp` polled every 0.2 s) touches `.kb/` often enough that no timeout-yield comes
+        listening.set()
+        return filt(change, path)
+
     def listen() -> None:
         import watchfiles
 
         try:
             for changes in watchfiles.watch(
-                root, watch_filter=filt, debounce=int(MAX_BATCH_S * 1000), step=int(debounce_s * 1000), stop_event=_Either(),
+                root, watch_filter=seen, debounce=int(MAX_BATCH_S * 1000), step=int(debounce_s * 1000), stop_event=_Either(),
                 rust_timeout=STOP_POLL_MS, yield_on_timeout=True, raise_interrupt=False,
             ):
                 listening.set()

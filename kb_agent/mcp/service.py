@@ -67,7 +67,6 @@ class KbService:
         self.calls = 0
         self.watch = BackgroundWatch()
         self._retriever: Retriever | None = None
-        self._agent_passages = True
         self._engine: Engine | None = None
 
     # ------------------------------------------------------------ lifecycle
@@ -78,10 +77,6 @@ class KbService:
             from kb_agent.retrieval.tools import Retriever
 
             self._retriever = Retriever(self.settings, require_index=False)
-            # what the agent reads, as `kb ask` gets it from a fresh Retriever: the Engine sets
-            # passages=False only when the Retriever has the attribute (agent/engine.py); searches
-            # (and `notice()`) change it later, so each ask puts this value back
-            self._agent_passages = not hasattr(self._retriever, "passages")
         return self._retriever
 
     @property
@@ -169,8 +164,7 @@ class KbService:
         chosen = _auto_tool(q) if tool == AUTO_TOOL else tool
         if chosen != "grep":
             self._need_index()
-        with _passages(r, True):
-            hits = r.grep(q, k=k, filters=filters, regex=regex) if chosen == "grep" else r.search(chosen, q, k=k, filters=filters)  # type: ignore[arg-type]
+        hits = r.grep(q, k=k, filters=filters, regex=regex) if chosen == "grep" else r.search(chosen, q, k=k, filters=filters)  # type: ignore[arg-type]
         return _hits_output(q, chosen, hits, fresh, full_text=full_text, notices=r.notices)
 
     def tool_related(self, fresh: Freshness, *, query: str, k: int = 10, tags: list[str] | None = None,
@@ -191,10 +185,8 @@ class KbService:
                     hint="run `kb index` first",
                 )
         self._need_index()
-        engine = self.engine  # built before the block: building it may set `passages` itself
-        with _passages(self.retriever, self._agent_passages):
-            answer = engine.answer_query(question, tool=tool, filters=_filters(tags, paths), max_iterations=max_iterations,
-                                         allow_general=allow_general, on_event=on_event)
+        answer = self.engine.answer_query(question, tool=tool, filters=_filters(tags, paths), max_iterations=max_iterations,
+                                          allow_general=allow_general, on_event=on_event)
         notes = (fresh.note(),) if fresh.stale else ()
         return ToolOutput(answer_dict(answer), tuple(n for n in notes if n), meta=_fresh_meta(fresh))
 
@@ -227,8 +219,7 @@ class KbService:
             from kb_agent.retrieval.query import clean_query
 
             q = clean_query(query)
-            with _passages(r, True):
-                hits = r.files(q, k=min(limit, MAX_K), filters=filters)
+            hits = r.files(q, k=min(limit, MAX_K), filters=filters)
             found = [{**_file_dict(rows[ev.path]), "score": ev.score, "snippet": _clip_lines(ev.text, FILE_SNIPPET_LINES)} for ev in hits if ev.path in rows]
             return ToolOutput({"query": q, "total": len(found), "offset": 0, "next_offset": None, "files": found, **stale}, _stale_notes(fresh))
         allowed = r.index.paths_matching(filters)
@@ -288,26 +279,6 @@ class KbService:
             if not rel.lower().endswith(MARKDOWN_SUFFIXES):
                 raise UsageError(f"not a markdown file: {path}", hint="read serves the knowledge base's .md, .markdown and .mdx files")
         return posixpath.normpath(path)
-
-
-class _passages:
-    """Whether hybrid/vector hits are cut to their best lines while a block runs (`kb search` cuts them;
-    the agent reads what `kb ask` would). One Retriever serves both, one call at a time, so the setting
-    is put back afterwards."""
-
-    def __init__(self, r: Retriever, value: bool) -> None:
-        self.r, self.value = r, value
-        self.had = hasattr(r, "passages")
-        self.saved = getattr(r, "passages", None)
-
-    def __enter__(self) -> None:
-        self.r.passages = self.value
-
-    def __exit__(self, *exc: object) -> None:
-        if self.had:
-            self.r.passages = self.saved  # type: ignore[assignment]
-        else:
-            del self.r.passages
 
 
 def _filters(tags: list[str] | None, paths: list[str] | None) -> SearchFilters:

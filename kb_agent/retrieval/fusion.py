@@ -88,5 +88,7 @@ def hybrid_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
             from kb_agent.retrieval.vector import unavailable_notice
 
             r.notice(unavailable_notice(e, "hybrid search is using grep only"))
-            return rank_passages(r, query, rrf({"grep": grep_hits, **pool_lists(r, query, k=depth, filters=filters)}, depth), [], k)
-    return rank_passages(r, query, rrf({"grep": grep_hits, "vector": vec_hits, **pool_lists(r, query, k=depth, filters=filters)}, depth), vec_hits, k)
+            vec_hits = []
+    pooled = pool_lists(r, query, k=depth, filters=filters)
+    lists = {"grep": grep_hits, "vector": vec_hits, **pooled} if vec_hits else {"grep": grep_hits, **pooled}
+    return rank_passages(r, query, rrf(lists, depth), vec_hits, k, pooled=[ev for hits in pooled.values() for ev in hits])

@@ -162,7 +162,7 @@ def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters
         return []
     if not regex:
         passages = _shortlist(r, patterns, passages, k)
-    return _rescore(r, query, passages, k, focus_crumbs=focus_crumbs and getattr(r, "passages", True))
+    return _rescore(r, query, passages, k, focus_crumbs=focus_crumbs)
 
 
 def _shortlist(r: Retriever, patterns: list[str], passages: list[tuple[str, int, int, str]], k: int) -> list[tuple[str, int, int, str]]:

@@ -45,7 +45,7 @@ class _Candidate:
         return LEXICAL_WEIGHT * self.lexical + SEMANTIC_WEIGHT * self.semantic + FUSED_WEIGHT * self.fused
 
 
-def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: Sequence[Evidence], k: int) -> list[Evidence]:
+def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: Sequence[Evidence], k: int, *, pooled: Sequence[Evidence] = ()) -> list[Evidence]:
     """The k best passages among the fused hits (each cut to its best lines) and the line windows of
     the first TOP_FILES files, one passage per stretch of lines, each with its focus lines.
 
@@ -56,6 +56,9 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
         vector_hits: the vector list that went into the fusion (whole chunks; their scores are cosine
             similarities); empty when vectors are unavailable.
         k: how many passages to return.
+        pooled: the question pool's hits (retrieval/pool.py), each naming the model-written question
+            that matched; a passage inside such a chunk is scored with that question beside its
+            breadcrumb, so the reader's wording the document does not use still counts as words.
     """
     from kb_agent.retrieval.windows import file_windows, narrow, query_terms, score_windows, with_focus
 
@@ -64,8 +67,6 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
     q = query_terms(r, query)
     if not q.terms:
         return fused[:k]
-    if not getattr(r, "passages", True):
-        return [with_focus(q, ev) for ev in fused[:k]]
     fused = fused[: max(MIN_CANDIDATES, 2 * k)]
     paths = list(dict.fromkeys(ev.path for ev in fused))
     top = paths[:TOP_FILES]
@@ -81,7 +82,7 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
 
     # no length normalisation: the candidates are windows and sections of about one size, and a short
     # section must not outrank the window that holds more of the question for being short
-    lex = score_windows(q, [tokenize(c.ev.text) + tokenize(" ".join(c.ev.heading_path)) for c in cands], b=0.0)
+    lex = score_windows(q, [tokenize(c.ev.text) + tokenize(" ".join(c.ev.heading_path)) + _pooled_words(c.ev, pooled) for c in cands], b=0.0)
     best_lex = max(lex) or 1.0
     file_fused: dict[str, float] = {}
     for ev in fused:
@@ -114,6 +115,16 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
         line = c.ev.focus[0] if c.ev.focus else c.ev.start_line
         out.append(_result(c, _crumbs(heads[c.ev.path], line) if heads.get(c.ev.path) else c.ev.heading_path))
     return out
+
+
+def _pooled_words(ev: Evidence, pooled: Sequence[Evidence]) -> list[str]:
+    """The words of the pooled questions whose chunk holds the passage (none without a model pool)."""
+    words: list[str] = []
+    for hit in pooled:
+        question = hit.explain.get("pool_question")
+        if question and hit.path == ev.path and hit.start_line <= ev.start_line and ev.end_line <= hit.end_line:
+            words.extend(tokenize(str(question)))
+    return words
 
 
 def _result(c: _Candidate, crumbs: tuple[str, ...]) -> Evidence:

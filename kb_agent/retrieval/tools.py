@@ -43,10 +43,6 @@ class Retriever:
         """Record a degradation once; callers show `notices` on stderr, never in results."""
         if text not in self.notices:
             self.notices.append(text)
-        # hybrid and vector cut long hits to their best lines (retrieval/windows.py); False keeps whole hits.
-        # Set here as on main (not in __init__): the agent's Engine sets it to False only when it already
-        # exists, so the agent reads cut passages; see the ranking branch's report before moving it.
-        self.passages = True
 
     def refresh(self) -> bool:
         """Pick up a newer index written by another process since this Retriever opened (cheap when

@@ -53,9 +53,9 @@ def vector_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilte
         if len(out) >= k:
             break
     if narrow and out:
-        from kb_agent.retrieval.windows import narrow as narrow_hit, query_terms, with_focus
+        from kb_agent.retrieval.windows import narrow as narrow_hit, query_terms
 
         q = query_terms(r, query)
         if q.terms:
-            out = [narrow_hit(q, ev) if getattr(r, "passages", True) else with_focus(q, ev) for ev in out]
+            out = [narrow_hit(q, ev) for ev in out]
     return out

@@ -145,14 +145,6 @@ def test_the_same_query_gives_the_same_hits(r: Retriever) -> None:
     assert first == [(h.location, h.score) for h in r.hybrid(QUESTION, k=8)]
 
 
-def test_whole_hits_keep_the_fused_order(kb: Path, r: Retriever) -> None:
-    r.passages = False  # "read whole hits": only their focus is marked
-    fused = [_whole(kb, "cluster.md", 0.033), _whole(kb, "guide.md", 0.030)]
-    hits = rank_passages(r, QUESTION, fused, [], k=5)
-    assert [(h.path, h.start_line, h.end_line) for h in hits] == [(e.path, e.start_line, e.end_line) for e in fused]
-    assert all(h.focus is not None for h in hits)
-
-
 def test_without_vectors_words_and_fused_rank_still_rank(kb: Path, r: Retriever) -> None:
     fused = [_whole(kb, "cluster.md", 0.033), _whole(kb, "guide.md", 0.030)]
     hits = rank_passages(r, QUESTION, fused, [], k=3)

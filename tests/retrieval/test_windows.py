@@ -103,7 +103,6 @@ The quarantine switch is flipped with `kbctl quarantine on`.
 
 def test_grep_breadcrumb_names_the_section_of_the_focus_lines(tmp_path: Path) -> None:
     # the ±10-line passage starts in Alpha, the matching line is in Beta: the breadcrumb says Beta;
-    # with whole hits (`passages` off) a passage keeps the heading it starts under
     root = tmp_path / "kb"
     root.mkdir()
     (root / "handbook.md").write_text(SECTIONS_MD, encoding="utf-8")
@@ -112,5 +111,3 @@ def test_grep_breadcrumb_names_the_section_of_the_focus_lines(tmp_path: Path) ->
         top = r.grep("quarantine switch", k=1)[0]
         assert top.start_line < _answer_line(root, "handbook.md", "## Beta")
         assert top.heading_path == ("Handbook", "Beta")
-        r.passages = False
-        assert r.grep("quarantine switch", k=1)[0].heading_path == ("Handbook",)
