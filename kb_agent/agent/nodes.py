@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -346,7 +346,8 @@ def _model_answer(question: str, selected: list[tuple[Evidence, float]], deps: A
     items = [e for e, _ in selected]
     sources = model_sources(selected)
     try:
-        text = complete_with_retry(deps.model, prompts.synthesize_messages(question, items, question_pool(items)), policy=deps.policy,
+        pool = question_pool(_with_chunk_questions(items, deps.tools))
+        text = complete_with_retry(deps.model, prompts.synthesize_messages(question, items, pool), policy=deps.policy,
                                    notes=run.notes, on_token=lambda t: deps.emit({"type": "token", "text": t}))
     except LlmError as e:
         run.notes.append(f"synthesis fell back to the extractive answer: {e.message}")
@@ -376,3 +377,20 @@ def parse_model_answer(text: str) -> SynthesizedAnswer:
     used = sorted({int(n) for n in _MARKER.findall(body)})
     return SynthesizedAnswer(answer=body, used_sources=used)
 
+
+def _with_chunk_questions(items: list[Evidence], tools: object) -> list[Evidence]:
+    """Each source with the questions of the chunks it overlaps (model-written first, seed 000) when the
+    tool that found it carried none: grep passages and line windows cut across chunks and carry none."""
+    cat = getattr(getattr(tools, "index", None), "catalog", None)
+    if cat is None:
+        return items
+    rows: dict[str, list[Any]] = {}
+    out = []
+    for e in items:
+        if not e.questions:
+            if e.path not in rows:
+                rows[e.path] = cat.chunks_for(e.path)
+            asked = (q for row in rows[e.path] if row.start_line <= e.end_line and e.start_line <= row.end_line for q in row.questions)
+            e = replace(e, questions=tuple(dict.fromkeys(asked)))
+        out.append(e)
+    return out
