@@ -80,9 +80,9 @@ class EmbeddedReader:
         """(chunk id, cosine similarity) best first, optionally only within `paths` — as VectorStore.query."""
         if paths is not None and not paths:
             return []
-        where = None
-        if paths is not None:
-            where = {"path": {"$in": sorted(paths)}} if len(paths) > 1 else {"path": next(iter(paths))}
+        from kb_agent.index.vectors import path_filter
+
+        where = path_filter(paths)
         vector = [float(x) for x in embedding]
         try:
             res = self._bindings.query(self._id, None, [vector], k, json.dumps(where) if where else None, None, ["distances"], TENANT, DATABASE)

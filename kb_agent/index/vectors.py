@@ -213,6 +213,14 @@ def _short(e: BaseException) -> str:
     return text[:200]
 
 
+
+def path_filter(paths: set[str] | None) -> dict[str, object] | None:
+    """Chroma's `where` for "only chunks of these files" (None: no filter); the one form both the client
+    store and the direct reader send."""
+    if paths is None:
+        return None
+    return {"path": {"$in": sorted(paths)}} if len(paths) > 1 else {"path": next(iter(paths))}
+
 class VectorStore:
     """The Chroma collection of one knowledge base.
 
@@ -291,9 +299,7 @@ class VectorStore:
         """(chunk id, cosine similarity) best first, optionally only within `paths`."""
         if paths is not None and not paths:
             return []
-        where = None
-        if paths is not None:
-            where = {"path": {"$in": sorted(paths)}} if len(paths) > 1 else {"path": next(iter(paths))}
+        where = path_filter(paths)
         try:
             # chromadb 1.5 returns fewer than n_results when the collection is small or empty, so
             # no count() first: in server mode that would be a second HTTP round trip per query
