@@ -91,10 +91,13 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
     sims = _chunk_similarities(r, query, vector_hits, top)
     known = [ev.score for ev in vector_hits]
     lo, hi = (min(known), max(known)) if known else (0.0, 0.0)
+    sims_by_path: dict[str, list[tuple[int, int, float]]] = {}
+    for (path, a, b), cosine in sims.items():
+        sims_by_path.setdefault(path, []).append((a, b, cosine))
     for c, lx in zip(cands, lex):
         c.lexical = lx / best_lex
         c.fused = file_fused.get(c.ev.path, 0.0) / best_fused
-        sim = max((s for (path, a, b), s in sims.items() if path == c.ev.path and a <= c.ev.end_line and c.ev.start_line <= b), default=None)
+        sim = max((s for a, b, s in sims_by_path.get(c.ev.path, ()) if a <= c.ev.end_line and c.ev.start_line <= b), default=None)
         c.semantic = 0.0 if sim is None or hi <= lo else min(1.0, max(0.0, (sim - lo) / (hi - lo)))
 
     # ties in place order, so equal inputs give equal output every run (kb check is byte-deterministic)
