@@ -6,16 +6,7 @@ import shutil
 from pathlib import Path
 
 from kb_agent.index.build import build_index, update_index
-from kb_agent.index.store import IndexReader
-from tests.support.sample import hash_settings
-
-
-def _indexed(root: Path) -> set[str]:
-    r = IndexReader.open(hash_settings(root), root)
-    try:
-        return r.indexed_paths()
-    finally:
-        r.close()
+from tests.support.sample import hash_settings, indexed_paths
 
 
 def test_update_touches_only_the_given_paths(sample_kb: Path) -> None:
@@ -39,9 +30,9 @@ def test_folders_deleted_renamed_ignored_hidden_and_outside(sample_kb: Path) -> 
     (sample_kb / ".hidden").mkdir()
     (sample_kb / ".hidden" / "y.md").write_text("# Y\n\nhidden\n", encoding="utf-8")
     rep = update_index(s, ["drafts/x.md", ".hidden/y.md", ".kb/catalog.sqlite", "../outside.md", "/etc/passwd", "nope.md"])
-    assert not rep.stale and not ({"drafts/x.md", ".hidden/y.md"} & _indexed(sample_kb))
+    assert not rep.stale and not ({"drafts/x.md", ".hidden/y.md"} & indexed_paths(sample_kb))
     (sample_kb / "runbooks" / "rollback.md").write_bytes(b"\xff\xfe not utf-8")
     rep = update_index(s, ["runbooks/rollback.md"])
     assert [(x.path, x.reason.split(" (")[0]) for x in rep.skipped] == [("runbooks/rollback.md", "not valid UTF-8")]
-    assert "runbooks/rollback.md" not in _indexed(sample_kb)
+    assert "runbooks/rollback.md" not in indexed_paths(sample_kb)
     assert not build_index(s).stale  # consistent with a full scan afterwards

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kb_agent.mcp.freshness import FRESHNESS_INTERVAL_S
-from tests.support.mcp_client import McpSession, server_env, text_of
+from tests.support.mcp_client import McpSession, server_env, structured, text_of
 from tests.support.sample import copy_indexed
 
 TOKEN = "zebracorn-4821"
@@ -31,12 +31,6 @@ def mcp(kb: Path) -> Iterator[McpSession]:
         yield session
 
 
-def _ok(result: Any) -> dict[str, Any]:
-    assert not result.is_error, text_of(result)
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
-
-
 def _reindex(kb: Path) -> None:
     """`kb index` in another process, as a user or an editor hook would run it."""
     p = subprocess.run([sys.executable, "-m", "kb_agent", "index", "--kb", str(kb)], capture_output=True, text=True,
@@ -49,7 +43,7 @@ def _paths(doc: dict[str, Any]) -> list[str]:
 
 
 def test_a_stale_index_is_reported_in_results_not_as_an_error(mcp: McpSession, kb: Path) -> None:
-    first = _ok(mcp.call("search", {"query": "rollback", "k": 3}))
+    first = structured(mcp.call("search", {"query": "rollback", "k": 3}))
     assert first["stale"] is False and first["stale_files"] == []
     with (kb / "runbooks" / "rollback.md").open("a", encoding="utf-8") as f:
         f.write(NEW_TEXT)
@@ -58,7 +52,7 @@ def test_a_stale_index_is_reported_in_results_not_as_an_error(mcp: McpSession, k
     time.sleep(FRESHNESS_INTERVAL_S + 0.2)  # the check runs at most every FRESHNESS_INTERVAL_S
 
     res = mcp.call("search", {"query": "rollback", "k": 3})
-    doc = _ok(res)
+    doc = structured(res)
     assert doc["stale"] is True
     assert set(doc["stale_files"]) == {"runbooks/rollback.md", "new-note.md", "faq.md"}
     notes = [b.text for b in res.content[1:]]
@@ -70,37 +64,37 @@ def test_a_stale_index_is_reported_in_results_not_as_an_error(mcp: McpSession, k
     assert ask.meta["kb/freshness"]["stale_files"] == ["faq.md", "new-note.md", "runbooks/rollback.md"]
     assert "stale" not in ask.structured_content  # the document stays exactly `kb ask --json`
 
-    listed = _ok(mcp.call("files", {}))
+    listed = structured(mcp.call("files", {}))
     assert listed["stale"] is True
 
     strict = mcp.call("ask", {"question": "How do I roll back a deploy?", "require_fresh": True})
     assert strict.is_error
     assert text_of(strict) == "error: the index is stale: 1 new, 1 changed, 1 deleted files\nhint: run `kb index` first"
 
-    status = _ok(mcp.call("status"))
+    status = structured(mcp.call("status"))
     assert status["index"] == "stale"
 
 
 def test_a_reindex_by_another_process_is_seen_without_a_restart(mcp: McpSession, kb: Path) -> None:
     for tool in ("grep", "vector", "hybrid"):  # warm every tool first: each must notice the new index
-        assert TOKEN not in str(_ok(mcp.call("search", {"query": TOKEN, "tool": tool, "full_text": True}))["results"])
-    before = _ok(mcp.call("status"))["chunks"]
+        assert TOKEN not in str(structured(mcp.call("search", {"query": TOKEN, "tool": tool, "full_text": True}))["results"])
+    before = structured(mcp.call("status"))["chunks"]
 
     with (kb / "runbooks" / "rollback.md").open("a", encoding="utf-8") as f:
         f.write(NEW_TEXT)
     _reindex(kb)
 
-    grep = _ok(mcp.call("search", {"query": TOKEN, "tool": "grep"}))
+    grep = structured(mcp.call("search", {"query": TOKEN, "tool": "grep"}))
     assert grep["results"] and grep["results"][0]["path"] == "runbooks/rollback.md" and TOKEN in grep["results"][0]["snippet"]
     assert grep["stale"] is False
-    vector = _ok(mcp.call("search", {"query": f"{TOKEN} zebracorn procedure", "tool": "vector", "k": 3, "full_text": True}))
+    vector = structured(mcp.call("search", {"query": f"{TOKEN} zebracorn procedure", "tool": "vector", "k": 3, "full_text": True}))
     assert any(TOKEN in h["text"] for h in vector["results"]), _paths(vector)
-    hybrid = _ok(mcp.call("search", {"query": TOKEN, "tool": "hybrid", "k": 3}))
+    hybrid = structured(mcp.call("search", {"query": TOKEN, "tool": "hybrid", "k": 3}))
     top = hybrid["results"][0]
     assert top["path"] == "runbooks/rollback.md" and "grep" in top["tool"] or TOKEN in top["snippet"]
-    assert _ok(mcp.call("status"))["chunks"] > before
+    assert structured(mcp.call("status"))["chunks"] > before
 
-    answer = _ok(mcp.call("ask", {"question": f"What does the {TOKEN} switch do?"}))
+    answer = structured(mcp.call("ask", {"question": f"What does the {TOKEN} switch do?"}))
     assert answer["answer_source"] == "kb" and any(c["path"] == "runbooks/rollback.md" for c in answer["citations"])
     assert TOKEN in answer["answer"] or any(TOKEN in c["quote"] for c in answer["citations"])
 
@@ -108,9 +102,9 @@ def test_a_reindex_by_another_process_is_seen_without_a_restart(mcp: McpSession,
     (kb / "runbooks" / "rollback.md").unlink()
     _reindex(kb)
     for tool in ("grep", "vector", "hybrid"):
-        doc = _ok(mcp.call("search", {"query": TOKEN, "tool": tool}))
+        doc = structured(mcp.call("search", {"query": TOKEN, "tool": tool}))
         assert "runbooks/rollback.md" not in _paths(doc), tool
-    assert "runbooks/rollback.md" not in [f["path"] for f in _ok(mcp.call("files", {"limit": 500}))["files"]]
+    assert "runbooks/rollback.md" not in [f["path"] for f in structured(mcp.call("files", {"limit": 500}))["files"]]
 
 
 def test_an_index_built_after_the_server_started_is_picked_up(tmp_path: Path, indexed_hash_kb: Path) -> None:
@@ -120,7 +114,7 @@ def test_an_index_built_after_the_server_started_is_picked_up(tmp_path: Path, in
     with McpSession(kb, env=server_env(XDG_CONFIG_HOME=str(tmp_path / "xdg"))) as mcp:
         res = mcp.call("search", {"query": "rollback"})
         assert res.is_error and "no index in" in text_of(res) and "hint: run `kb index" in text_of(res)
-        grep = _ok(mcp.call("search", {"query": "cache.ttl_seconds", "tool": "grep"}))  # grep needs no index
+        grep = structured(mcp.call("search", {"query": "cache.ttl_seconds", "tool": "grep"}))  # grep needs no index
         assert grep["results"]
         _reindex(kb)
-        assert _ok(mcp.call("search", {"query": "rollback"}))["results"]
+        assert structured(mcp.call("search", {"query": "rollback"}))["results"]

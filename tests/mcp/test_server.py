@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from kb_agent.mcp.specs import MAX_K, MAX_READ_LINES
-from tests.support.mcp_client import McpSession, server_env, text_of
+from tests.support.mcp_client import McpSession, server_env, structured, text_of
 from tests.support.sample import REPO, copy_sample, hash_settings
 
 ASK_SCHEMA = json.loads((REPO / "docs" / "ask.schema.json").read_text(encoding="utf-8"))
@@ -53,12 +53,6 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def mcp(kb: Path) -> Iterator[McpSession]:
     with McpSession(kb, env=server_env(XDG_CONFIG_HOME=str(kb.parent / "xdg"))) as session:
         yield session
-
-
-def _ok(result: Any) -> dict[str, Any]:
-    assert not result.is_error, text_of(result)
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
 
 
 def _file_lines(kb: Path, path: str, start: int, end: int) -> list[str]:
@@ -96,7 +90,7 @@ def test_server_introduces_itself(mcp: McpSession) -> None:
 
 
 def test_search_hits_carry_path_lines_heading_snippet_score_and_tool(mcp: McpSession, kb: Path) -> None:
-    doc = _ok(mcp.call("search", {"query": "cache.ttl_seconds", "tool": "grep", "k": 3}))
+    doc = structured(mcp.call("search", {"query": "cache.ttl_seconds", "tool": "grep", "k": 3}))
     assert doc["tool"] == "grep" and doc["query"] == "cache.ttl_seconds" and doc["stale"] is False
     assert 1 <= len(doc["results"]) <= 3
     top = doc["results"][0]
@@ -110,34 +104,34 @@ def test_search_hits_carry_path_lines_heading_snippet_score_and_tool(mcp: McpSes
 
 
 def test_search_default_hybrid_filters_and_full_text(mcp: McpSession, kb: Path) -> None:
-    doc = _ok(mcp.call("search", {"query": "how do I roll back a deploy", "paths": ["runbooks/"], "k": 5, "full_text": True}))
+    doc = structured(mcp.call("search", {"query": "how do I roll back a deploy", "paths": ["runbooks/"], "k": 5, "full_text": True}))
     assert doc["tool"] == "hybrid" and doc["results"]
     assert all(h["path"].startswith("runbooks/") for h in doc["results"])
     for h in doc["results"]:
         assert h["text"].split("\n") == _file_lines(kb, h["path"], h["start_line"], h["end_line"])
-    tagged = _ok(mcp.call("search", {"query": "deploy", "tags": ["runbook"]}))["results"]
+    tagged = structured(mcp.call("search", {"query": "deploy", "tags": ["runbook"]}))["results"]
     assert tagged and all(h["path"].startswith("runbooks/") for h in tagged)
 
 
 def test_search_tools_vector_files_related_and_auto(mcp: McpSession) -> None:
-    assert _ok(mcp.call("search", {"query": "缓存过期时间", "tool": "vector"}))["results"]
-    files = _ok(mcp.call("search", {"query": "rollback", "tool": "files"}))
+    assert structured(mcp.call("search", {"query": "缓存过期时间", "tool": "vector"}))["results"]
+    files = structured(mcp.call("search", {"query": "rollback", "tool": "files"}))
     assert files["tool"] == "files" and files["results"][0]["path"] == "runbooks/rollback.md"
-    auto = _ok(mcp.call("search", {"query": "OPS-2051", "tool": "auto"}))
+    auto = structured(mcp.call("search", {"query": "OPS-2051", "tool": "auto"}))
     assert auto["tool"] == "grep" and any("OPS-2051" in h["snippet"] for h in auto["results"])
-    regex = _ok(mcp.call("search", {"query": "OPS-20\\d\\d", "tool": "grep", "regex": True}))
+    regex = structured(mcp.call("search", {"query": "OPS-20\\d\\d", "tool": "grep", "regex": True}))
     assert regex["results"]
 
 
 def test_nothing_found_is_an_empty_result_not_an_error(mcp: McpSession) -> None:
-    doc = _ok(mcp.call("search", {"query": "zzqxv-no-such-token-anywhere", "tool": "grep"}))
+    doc = structured(mcp.call("search", {"query": "zzqxv-no-such-token-anywhere", "tool": "grep"}))
     assert doc["results"] == []
 
 
 def test_ask_returns_the_kb_ask_json_document(mcp: McpSession, kb: Path) -> None:
     q = "How do I roll back a bad orders-api deploy?"
     res = mcp.call("ask", {"question": q})
-    doc = _ok(res)
+    doc = structured(res)
     Draft202012Validator(ASK_SCHEMA).validate(doc)
     assert json.loads(res.content[0].text) == doc
     assert doc["answer_source"] == "kb" and doc["citations"]
@@ -152,29 +146,29 @@ def test_ask_returns_the_kb_ask_json_document(mcp: McpSession, kb: Path) -> None
 
 
 def test_ask_says_when_the_kb_does_not_answer(mcp: McpSession) -> None:
-    doc = _ok(mcp.call("ask", {"question": "What is the office wifi password?", "max_iterations": 1}))
+    doc = structured(mcp.call("ask", {"question": "What is the office wifi password?", "max_iterations": 1}))
     assert doc["answer_source"] == "none" and doc["citations"] == []
 
 
 def test_read_numbers_lines_and_pages_long_files(mcp: McpSession, kb: Path) -> None:
     res = mcp.call("read", {"path": "runbooks/rollback.md", "start_line": 20, "end_line": 26})
-    doc = _ok(res)
+    doc = structured(res)
     want = _file_lines(kb, "runbooks/rollback.md", 20, 26)
     assert doc["text"].split("\n") == [f"{20 + i}\t{line}" for i, line in enumerate(want)]
     assert (doc["start_line"], doc["end_line"], doc["truncated"], doc["next_start_line"]) == (20, 26, False, None)
     assert text_of(res).startswith("runbooks/rollback.md:L20-L26")
 
     first = mcp.call("read", {"path": "long.md"})
-    doc = _ok(first)
+    doc = structured(first)
     assert (doc["end_line"], doc["line_count"], doc["truncated"], doc["next_start_line"]) == (MAX_READ_LINES, LONG_LINES, True, MAX_READ_LINES + 1)
     assert f"continue with start_line={MAX_READ_LINES + 1}" in text_of(first).split("\n")[0]
     first = doc
-    rest = _ok(mcp.call("read", {"path": "long.md", "start_line": first["next_start_line"]}))
+    rest = structured(mcp.call("read", {"path": "long.md", "start_line": first["next_start_line"]}))
     assert (rest["end_line"], rest["truncated"], rest["next_start_line"]) == (LONG_LINES, False, None)
     assert rest["text"].split("\n")[-1] == f"{LONG_LINES}\tline {LONG_LINES} of the long file"
-    asked = _ok(mcp.call("read", {"path": "long.md", "start_line": 1, "end_line": LONG_LINES}))
+    asked = structured(mcp.call("read", {"path": "long.md", "start_line": 1, "end_line": LONG_LINES}))
     assert asked["truncated"] is True and asked["end_line"] == MAX_READ_LINES
-    clipped = _ok(mcp.call("read", {"path": "long.md", "start_line": LONG_LINES - 1, "end_line": LONG_LINES + 50}))
+    clipped = structured(mcp.call("read", {"path": "long.md", "start_line": LONG_LINES - 1, "end_line": LONG_LINES + 50}))
     assert clipped["end_line"] == LONG_LINES and clipped["truncated"] is False
 
 
@@ -214,21 +208,21 @@ def test_files_lists_pages_and_finds(mcp: McpSession, kb: Path) -> None:
     indexed = sorted(p for p, f in cat.files().items() if f.status == "ok")
     cat.close()
     assert "drafts/unfinished-idea.md" not in indexed and "long.md" in indexed  # .gitignore'd; added
-    everything = _ok(mcp.call("files", {"limit": 500}))
+    everything = structured(mcp.call("files", {"limit": 500}))
     assert [f["path"] for f in everything["files"]] == indexed and everything["total"] == len(indexed)
     assert everything["next_offset"] is None
-    page1 = _ok(mcp.call("files", {"limit": 10}))
-    page2 = _ok(mcp.call("files", {"limit": 10, "offset": page1["next_offset"]}))
+    page1 = structured(mcp.call("files", {"limit": 10}))
+    page2 = structured(mcp.call("files", {"limit": 10, "offset": page1["next_offset"]}))
     assert [f["path"] for f in page1["files"] + page2["files"]] == indexed[:20]
-    adr = _ok(mcp.call("files", {"paths": ["adr/"]}))
+    adr = structured(mcp.call("files", {"paths": ["adr/"]}))
     assert adr["files"] and all(f["path"].startswith("adr/") and f["title"] for f in adr["files"])
-    found = _ok(mcp.call("files", {"query": "redis sentinel"}))
+    found = structured(mcp.call("files", {"query": "redis sentinel"}))
     assert found["query"] == "redis sentinel" and "adr/0006-redis-sentinel-over-cluster.md" in [f["path"] for f in found["files"][:3]]
     assert found["files"][0]["snippet"] and "score" in found["files"][0]
 
 
 def test_related_follows_links_both_ways(mcp: McpSession) -> None:
-    doc = _ok(mcp.call("related", {"query": "runbooks/rollback.md", "k": 20}))
+    doc = structured(mcp.call("related", {"query": "runbooks/rollback.md", "k": 20}))
     assert doc["tool"] == "related" and doc["results"]
     relations = [h["relation"] for h in doc["results"]]
     assert any(r.startswith("runbooks/rollback.md links to") for r in relations)
@@ -236,7 +230,7 @@ def test_related_follows_links_both_ways(mcp: McpSession) -> None:
 
 
 def test_status_has_the_kb_status_json_facts(mcp: McpSession, kb: Path) -> None:
-    doc = _ok(mcp.call("status"))
+    doc = structured(mcp.call("status"))
     cli = subprocess.run([sys.executable, "-m", "kb_agent", "status", "--kb", str(kb), "--json"], capture_output=True, text=True,
                          env=server_env(XDG_CONFIG_HOME=str(kb.parent / "xdg")), timeout=60)
     expected = json.loads(cli.stdout)

