@@ -24,6 +24,13 @@ WRITE_BATCH = 1000
 # free space than this under .kb/chroma (a few batches of segment and log files), a store failure
 # is reported as a full disk, not as corruption with a `--rebuild` hint that would fail the same way.
 LOW_SPACE_BYTES = 16 * 1024 * 1024
+# Chroma keeps the last `sync_threshold` records outside the persisted HNSW graph and re-inserts
+# them into a new graph every time a process opens the store (default 1,000): ~0.1 s more per cold
+# start, and a graph that differs between processes, so the same query could return different tails
+# of its top k from one `kb search` to the next (chroma-core/chroma#2675). At Chroma's `batch_size`
+# (100) the graph on disk covers all but the last < 100 records, which a reader keeps in its exact
+# brute-force buffer: the same hits in every process (tests/index/test_chroma_reader.py).
+HNSW_CONFIG = {"space": "cosine", "sync_threshold": 100}
 
 
 def collection_name(root: Path, fingerprint: str) -> str:
@@ -238,7 +245,8 @@ class VectorStore:
         self._client = _client(settings, index_dir, readonly=not create, fresh=fresh)
         try:
             if create:
-                self._col = self._client.get_or_create_collection(name=name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
+                self._col = self._client.get_or_create_collection(name=name, configuration={"hnsw": dict(HNSW_CONFIG)}, embedding_function=None)
+                self._persist_often()
             else:
                 self._col = self._client.get_collection(name=name, embedding_function=None)
         except Exception as e:
@@ -246,6 +254,12 @@ class VectorStore:
                 where = f"the Chroma server at {settings.chroma_url}" if settings.chroma_url else f"{index_dir / 'chroma'}"
                 raise IndexCorrupt(f"the vector collection {name} is missing from {where}", hint="run `kb index --rebuild` (was the server's data directory replaced?)") from None
             raise self._wrap(e) from None
+
+    def _persist_often(self) -> None:
+        """Give a collection created by an older kb (Chroma's default 1,000) the writer's sync threshold."""
+        hnsw = (self._col.configuration_json or {}).get("hnsw") or {}
+        if hnsw.get("sync_threshold", HNSW_CONFIG["sync_threshold"]) != HNSW_CONFIG["sync_threshold"]:
+            self._col.modify(configuration={"hnsw": {"sync_threshold": HNSW_CONFIG["sync_threshold"]}})
 
     def _wrap(self, e: Exception) -> KbError:
         if self.settings.chroma_url and _is_auth(e):

@@ -101,3 +101,43 @@ def test_hits_equal_chromadbs_client_with_the_real_model(indexed_e5_kb: Path) ->
         for k in (5, 35):
             for paths in (None, {"faq.md", "runbooks/rollback.md", "zh/cache-design.md"}):
                 assert direct.query(vec, k, paths) == client.query(vec, k, paths), (q, k, paths)
+
+
+@pytest.mark.slow
+def test_every_process_opens_the_same_graph(indexed_e5_kb: Path) -> None:
+    """Chroma re-inserts records the graph on disk does not hold each time a process opens the store, and
+    that graph differs between processes; kb's collections keep the unsaved tail in Chroma's exact buffer,
+    so readers opened apart (here: three) return the same top 35 for any query, not only the first ranks."""
+    import random
+
+    from kb_agent.settings import Settings
+
+    name = collection(indexed_e5_kb)
+    client = VectorStore(Settings(root=indexed_e5_kb, _env_file=None), indexed_e5_kb / ".kb", name, create=False)  # type: ignore[call-arg]
+    vectors = client._col.get(include=["embeddings"])["embeddings"]
+    assert len(vectors) > 150  # more than one sync threshold, so part of the graph comes from disk
+    rng = random.Random(7)
+    queries = []
+    for _ in range(40):  # between two chunks: queries whose neighbours are far down the graph
+        a, b = rng.sample(range(len(vectors)), 2)
+        queries.append([float(x - y) for x, y in zip(vectors[a], vectors[b], strict=True)])
+    readers = [EmbeddedReader(indexed_e5_kb / ".kb", name) for _ in range(3)]
+    for q in queries:
+        first = readers[0].query(q, 35)
+        assert all(r.query(q, 35) == first for r in readers[1:])
+
+
+def test_a_collection_from_an_older_kb_gets_the_writers_sync_threshold(tmp_path: Path) -> None:
+    import chromadb
+
+    from kb_agent.index.vectors import HNSW_CONFIG
+
+    index_dir = tmp_path / ".kb"
+    old = chromadb.PersistentClient(path=str(index_dir / "chroma"))
+    old.create_collection("kb_older", metadata={"hnsw:space": "cosine"}, embedding_function=None)  # as kb wrote it before
+    assert old.get_collection("kb_older").configuration_json["hnsw"]["sync_threshold"] == 1000
+    store = VectorStore(hash_settings(tmp_path), index_dir, "kb_older", create=True)
+    hnsw = store._col.configuration_json["hnsw"]
+    assert (hnsw["space"], hnsw["sync_threshold"]) == ("cosine", HNSW_CONFIG["sync_threshold"])
+    fresh = VectorStore(hash_settings(tmp_path), index_dir, "kb_newer", create=True)
+    assert fresh._col.configuration_json["hnsw"]["sync_threshold"] == HNSW_CONFIG["sync_threshold"]
