@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -151,12 +152,12 @@ def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters
     for p in patterns:
         args += ["-e", p]
     args += ["--", "."]
-    res = run_rg(args, cwd=r.root, timeout_s=r.settings.rg_timeout_s, rg_path=r.settings.rg_path)
+    res = run_rg(args, cwd=r.root, timeout_s=r.settings.rg_timeout_s, rg_path=r.settings.rg_path, plain=True)
     if res.returncode == 1:
         return []
     allowed = r.index.paths_matching(filters)
     indexed = r.index.indexed_paths() if r.index.built else None
-    blocks = _blocks(res.events(), allowed, indexed)
+    blocks = _blocks(res.lines(), allowed, indexed)
     passages = [p for b in blocks for p in _passages(b)]
     if not passages:
         return []
@@ -203,33 +204,28 @@ def _pick_patterns(r: Retriever, terms: list[str]) -> list[str]:
     return [_grep_prefix(t) for t in terms if t in keep]
 
 
-def _blocks(events: object, allowed: set[str] | None, indexed: set[str] | None) -> list[_Block]:
+def _blocks(lines: Iterable[tuple[str, int, bool, str]], allowed: set[str] | None, indexed: set[str] | None) -> list[_Block]:
+    """rg's lines grouped into runs of consecutive lines of one file that hold a match."""
     blocks: list[_Block] = []
     cur: _Block | None = None
     last_line = -10
-    for ev in events:  # type: ignore[attr-defined]
-        kind = ev.get("type")
-        if kind not in ("match", "context"):
-            if kind == "end":
-                cur = None
+    skip = ""  # the last path found outside the filters (rg prints a file's lines together)
+    for path, n, is_match, text in lines:
+        if path == skip:
             continue
-        data = ev["data"]
-        path = data["path"].get("text")
-        if path is None:
+        rel = path[2:] if path.startswith("./") else path
+        if (allowed is not None and rel not in allowed) or (indexed is not None and rel not in indexed):
+            skip = path
             continue
-        path = path[2:] if path.startswith("./") else path
-        if (allowed is not None and path not in allowed) or (indexed is not None and path not in indexed):
-            continue
-        n = int(data["line_number"])
-        text = (data["lines"].get("text") or "").rstrip("\n").rstrip("\r")
-        if cur is None or cur.path != path or n != last_line + 1:
-            cur = _Block(path, {}, set())
+        if cur is None or cur.path != rel or n != last_line + 1:
+            cur = _Block(rel, {}, set())
             blocks.append(cur)
         cur.lines[n] = text
-        if kind == "match":
+        if is_match:
             cur.matches.add(n)
         last_line = n
-    return [b for b in blocks if b.matches]
+    # rg prints files in the order its threads finish them: sort, so that ties further on (the shortlist) break the same way every run
+    return sorted((b for b in blocks if b.matches), key=lambda b: b.path)
 
 
 def _passages(b: _Block) -> list[tuple[str, int, int, str]]:
