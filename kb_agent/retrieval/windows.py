@@ -9,6 +9,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kb_agent.index.tokenize import tokenize
@@ -146,7 +147,7 @@ def focus_lines(q: QueryTerms, text: str, start_line: int) -> tuple[int, int]:
     rows = text.split("\n")
     weights = []
     for ln in rows:
-        toks = set(tokenize(ln))
+        toks = _line_token_set(ln)
         weights.append(sum(q.idf.get(t, 0.0) for t in q.terms if t in toks))
     best, best_i = 0.0, 0
     for i in range(len(rows)):
@@ -157,6 +158,12 @@ def focus_lines(q: QueryTerms, text: str, start_line: int) -> tuple[int, int]:
     while end > best_i and (end >= len(rows) or weights[end] == 0.0 and not rows[end].strip()):
         end -= 1
     return start_line + best_i, start_line + min(end, len(rows) - 1)
+
+
+@lru_cache(maxsize=1 << 16)
+def _line_token_set(line: str) -> frozenset[str]:
+    """One line's tokens (memoized: a warm process sets the focus of the same top passages again and again)."""
+    return frozenset(tokenize(line))
 
 
 def with_focus(q: QueryTerms, ev: Evidence) -> Evidence:
