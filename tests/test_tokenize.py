@@ -69,3 +69,25 @@ def test_stemming_is_thread_safe() -> None:
     with cf.ThreadPoolExecutor(8) as pool:
         got = list(pool.map(T._stem, words))
     assert got == want
+
+
+def test_tokenize_lines_is_tokenize_term_for_term() -> None:
+    """Ranking tokenizes passages line by line from a memo; every passage of every sample_kb file (and
+    text built to tempt a term across a newline) gives exactly tokenize's terms, in order."""
+    from pathlib import Path
+
+    from kb_agent.index.tokenize import tokenize_lines
+
+    tempting = ["cache.\nttl_seconds", "缓存\n过期时间", "foo-\nbar", "HTTP/\n3", "a\r\nb", "\n\n", "", "x\n", "OPS-2051\n回滚"]
+    for text in tempting:
+        assert tokenize_lines(text) == tokenize(text), text
+    sample = Path(__file__).resolve().parents[1] / "sample_kb"
+    checked = 0
+    for path in sorted(sample.rglob("*.md")):
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+        for start in range(0, len(lines), 7):
+            text = "\n".join(lines[start : start + 21])
+            assert tokenize_lines(text) == tokenize(text), (path.name, start)
+            assert tokenize_lines(text) == tokenize(text)  # the memo's second answer too
+            checked += 1
+    assert checked > 100

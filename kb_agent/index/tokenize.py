@@ -151,6 +151,21 @@ def tokenize(text: str, *, drop_stopwords: bool = False) -> list[str]:
     return tokens
 
 
+@lru_cache(maxsize=1 << 16)
+def line_tokens(line: str) -> tuple[str, ...]:
+    """tokenize(line), memoized: ranking tokenizes the same lines again in overlapping passages and windows."""
+    return tuple(tokenize(line))
+
+
+def tokenize_lines(text: str) -> list[str]:
+    """tokenize(text), term for term, from each line's memoized tokens (no term spans a newline:
+    neither a Latin word nor a CJK run holds one)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        out.extend(line_tokens(line))
+    return out
+
+
 def _latin(segment: str, out: list[str]) -> None:
     for m in _WORD.finditer(segment):
         out.extend(_word_tokens(m.group()))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kb_agent.errors import InvalidQuery
-from kb_agent.index.tokenize import STOPWORDS, _stem, has_cjk, tokenize
+from kb_agent.index.tokenize import STOPWORDS, _stem, has_cjk, tokenize, tokenize_lines
 from kb_agent.names import INDEX_DIR
 from kb_agent.retrieval._rg import run_rg
 from kb_agent.retrieval.lexical import bm25_idf, bm25_scores
@@ -258,7 +258,7 @@ def _passages(b: _Block) -> list[tuple[str, int, int, str]]:
 
 def _rescore(r: Retriever, query: str, passages: list[tuple[str, int, int, str]], k: int, *, focus_crumbs: bool = False) -> list[Evidence]:
     q_terms = tokenize(query, drop_stopwords=True) or tokenize(query)
-    docs = [tokenize(t) for _, _, _, t in passages]
+    docs = [tokenize_lines(t) for _, _, _, t in passages]
     cat = r.index.catalog
     if cat is not None:
         n, _avg = cat.bm25_stats()

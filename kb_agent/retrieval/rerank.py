@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from kb_agent.index.tokenize import tokenize
+from kb_agent.index.tokenize import tokenize, tokenize_lines
 from kb_agent.types import Evidence
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
 
     # no length normalisation: the candidates are windows and sections of about one size, and a short
     # section must not outrank the window that holds more of the question for being short
-    lex = score_windows(q, [tokenize(c.ev.text) + tokenize(" ".join(c.ev.heading_path)) + _pooled_words(c.ev, pooled) for c in cands], b=0.0)
+    lex = score_windows(q, [tokenize_lines(c.ev.text) + tokenize(" ".join(c.ev.heading_path)) + _pooled_words(c.ev, pooled) for c in cands], b=0.0)
     best_lex = max(lex) or 1.0
     file_fused: dict[str, float] = {}
     for ev in fused:

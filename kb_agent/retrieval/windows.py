@@ -9,10 +9,9 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from kb_agent.index.tokenize import tokenize
+from kb_agent.index.tokenize import line_tokens, tokenize, tokenize_lines
 from kb_agent.types import Evidence
 
 if TYPE_CHECKING:
@@ -89,10 +88,11 @@ def score_windows(q: QueryTerms, docs: Sequence[Sequence[str]], *, b: float = 0.
     return bm25_scores(docs, list(q.terms), q.df, q.n_docs, b=b)
 
 
-def snap(lines: Mapping[int, str], s: int, e: int) -> tuple[int, int]:
+def snap(lines: Mapping[int, str], s: int, e: int, bounds: tuple[int, int] | None = None) -> tuple[int, int]:
     """Move a window's edges onto block boundaries: start at a heading or after a blank line, end
-    before a blank line or at the close of a fence it opened; never past the known lines."""
-    lo, hi = min(lines), max(lines)
+    before a blank line or at the close of a fence it opened; never past the known lines
+    (`bounds`: their first and last number, when the caller knows them)."""
+    lo, hi = bounds if bounds is not None else (min(lines), max(lines))
     for cand in range(s, max(lo, s - SNAP_LINES) - 1, -1):
         if _HEADING.match(lines.get(cand, "")):
             s = cand
@@ -132,7 +132,7 @@ def best_window(q: QueryTerms, lines: Mapping[int, str], s: int, e: int, crumbs:
     """The best-scoring snapped window inside lines s..e (the whole range when it is short)."""
     cands = spans(s, e)
     head = tokenize(" ".join(crumbs)) * HEADING_WEIGHT
-    docs = [tokenize(_text(lines, a, b)) + head for a, b in cands]
+    docs = [tokenize_lines(_text(lines, a, b)) + head for a, b in cands]
     scores = score_windows(q, docs)
     i = max(range(len(cands)), key=lambda j: (scores[j], -j))
     a, b = cands[i]
@@ -147,7 +147,7 @@ def focus_lines(q: QueryTerms, text: str, start_line: int) -> tuple[int, int]:
     rows = text.split("\n")
     weights = []
     for ln in rows:
-        toks = _line_token_set(ln)
+        toks = line_tokens(ln)
         weights.append(sum(q.idf.get(t, 0.0) for t in q.terms if t in toks))
     best, best_i = 0.0, 0
     for i in range(len(rows)):
@@ -158,12 +158,6 @@ def focus_lines(q: QueryTerms, text: str, start_line: int) -> tuple[int, int]:
     while end > best_i and (end >= len(rows) or weights[end] == 0.0 and not rows[end].strip()):
         end -= 1
     return start_line + best_i, start_line + min(end, len(rows) - 1)
-
-
-@lru_cache(maxsize=1 << 16)
-def _line_token_set(line: str) -> frozenset[str]:
-    """One line's tokens (memoized: a warm process sets the focus of the same top passages again and again)."""
-    return frozenset(tokenize(line))
 
 
 def with_focus(q: QueryTerms, ev: Evidence) -> Evidence:
@@ -192,7 +186,7 @@ def file_windows(r: Retriever, q: QueryTerms, paths: list[str], *, focus: bool =
     cat = r.index.catalog
     if cat is None:
         return []
-    per_file: list[tuple[str, dict[int, str], Sequence[ChunkRow]]] = []
+    per_file: list[tuple[str, dict[int, str], Sequence[ChunkRow], tuple[int, int]]] = []
     docs: list[list[str]] = []
     spans_all: list[tuple[int, int, int]] = []
     for path in paths:
@@ -201,12 +195,15 @@ def file_windows(r: Retriever, q: QueryTerms, paths: list[str], *, focus: bool =
         for row in rows:
             for i, t in enumerate(row.text.split("\n")):
                 lines.setdefault(row.start_line + i, t)
-        if not lines or max(lines) - min(lines) + 1 <= NARROW_ABOVE_LINES:
+        if not lines:
             continue
-        per_file.append((path, lines, rows))
+        bounds = (min(lines), max(lines))
+        if bounds[1] - bounds[0] + 1 <= NARROW_ABOVE_LINES:
+            continue
+        per_file.append((path, lines, rows, bounds))
         # each line is tokenized once; the windows overlap (stride < size) and share its tokens
         toks = _line_tokens(path, rows, lines)
-        for a, b in spans(min(lines), max(lines)):
+        for a, b in spans(*bounds):
             spans_all.append((len(per_file) - 1, a, b))
             docs.append([tok for n in range(a, b + 1) for tok in toks.get(n, ())])
     scores = score_windows(q, docs)
@@ -214,8 +211,8 @@ def file_windows(r: Retriever, q: QueryTerms, paths: list[str], *, focus: bool =
     kept: list[Evidence] = []
     for i in order:
         fi, a, b = spans_all[i]
-        path, flines, frows = per_file[fi]
-        a, b = _cap(flines, *snap(flines, a, b))
+        path, flines, frows, fbounds = per_file[fi]
+        a, b = _cap(flines, *snap(flines, a, b, fbounds))
         if any(k.path == path and k.start_line <= b and a <= k.end_line for k in kept):
             continue
         ev = Evidence(path=path, start_line=a, end_line=b, text=_text(flines, a, b), score=round(scores[i], 4), tool="window", heading_path=_crumbs_at(frows, a))
@@ -239,7 +236,7 @@ def _line_tokens(path: str, rows: Sequence[ChunkRow], lines: dict[int, str]) -> 
         if hit is not None:
             _LINE_TOKENS.move_to_end(key)
             return hit
-    toks = {n: tokenize(t) for n, t in lines.items()}
+    toks = {n: list(line_tokens(t)) for n, t in lines.items()}
     with _LINE_TOKENS_LOCK:
         _LINE_TOKENS[key] = toks
         while len(_LINE_TOKENS) > LINE_TOKEN_FILES:
