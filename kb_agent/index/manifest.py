@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +18,8 @@ from kb_agent.errors import IndexCorrupt, IndexLocked, IndexWriteFailed, KbError
 from kb_agent.types import Document
 
 SCHEMA_VERSION = "1"
+# files whose chunk rows a reader keeps between calls (Catalog.chunks_for)
+CHUNK_CACHE_FILES = 256
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -198,10 +200,13 @@ def _connect(target: str, path: Path, *, uri: bool) -> _Connection:
 class Catalog:
     """A connection to the catalog; `Catalog.open(path, readonly=True)` for readers."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, readonly: bool = False) -> None:
         self.conn = conn
         self.path = path
+        self.readonly = readonly
         self._pool_seen = False
+        # a reader's chunks per file, tagged with the generation they were read at (see chunks_for)
+        self._chunks: OrderedDict[str, tuple[int, tuple[ChunkRow, ...]]] = OrderedDict()
 
     @classmethod
     def open(cls, path: Path, *, readonly: bool = False) -> Catalog:
@@ -240,7 +245,7 @@ class Catalog:
         except KbError:
             conn.close()
             raise
-        return cls(conn, path)
+        return cls(conn, path, readonly=readonly)
 
     def close(self) -> None:
         self.conn.close()
@@ -466,8 +471,23 @@ class Catalog:
         return out
 
     def chunks_for(self, path: str) -> list[ChunkRow]:
+        """The file's chunks in order. A reader keeps the last CHUNK_CACHE_FILES files' rows while the
+        generation stays put (a warm process ranks the same files' lines query after query); every
+        writer commit that changes what readers see moves the generation, read before the rows, so a
+        cached list is never older than the generation it is filed under."""
         q = f"{self._chunk_select()} WHERE c.path=? ORDER BY c.ord"
-        return [_chunk_row(r) for r in self.conn.execute(q, (path,)).fetchall()]
+        if not self.readonly:
+            return [_chunk_row(r) for r in self.conn.execute(q, (path,)).fetchall()]
+        generation = self.generation()
+        hit = self._chunks.get(path)
+        if hit is not None and hit[0] == generation:
+            self._chunks.move_to_end(path)
+            return list(hit[1])
+        rows = tuple(_chunk_row(r) for r in self.conn.execute(q, (path,)).fetchall())
+        self._chunks[path] = (generation, rows)
+        while len(self._chunks) > CHUNK_CACHE_FILES:
+            self._chunks.popitem(last=False)
+        return list(rows)
 
     def iter_chunks(self) -> Iterator[tuple[ChunkRow, dict[str, int]]]:
         q = f"{self._chunk_select(', c.terms')} ORDER BY c.path, c.ord"

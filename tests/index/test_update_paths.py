@@ -36,3 +36,25 @@ def test_folders_deleted_renamed_ignored_hidden_and_outside(sample_kb: Path) -> 
     assert [(x.path, x.reason.split(" (")[0]) for x in rep.skipped] == [("runbooks/rollback.md", "not valid UTF-8")]
     assert "runbooks/rollback.md" not in indexed_paths(sample_kb)
     assert not build_index(s).stale  # consistent with a full scan afterwards
+
+
+def test_a_readers_chunk_rows_follow_every_update(sample_kb: Path) -> None:
+    """A reader keeps each file's chunk rows between calls; an update by the writer (here: in this
+    process, as `kb mcp --watch` does) is seen at once, and a file the update removed has none."""
+    from kb_agent.index.manifest import Catalog
+
+    s = hash_settings(sample_kb)
+    build_index(s)
+    reader = Catalog.open(sample_kb / ".kb" / "catalog.sqlite", readonly=True)
+    try:
+        before = reader.chunks_for("faq.md")
+        assert before and reader.chunks_for("faq.md") == before  # the second read is the cached one
+        (sample_kb / "faq.md").write_text("# FAQ\n\nrewritten: the answer is 42\n", encoding="utf-8")
+        update_index(s, ["faq.md"])
+        after = reader.chunks_for("faq.md")
+        assert after != before and "the answer is 42" in after[0].text
+        (sample_kb / "faq.md").unlink()
+        update_index(s, ["faq.md"])
+        assert reader.chunks_for("faq.md") == []
+    finally:
+        reader.close()
