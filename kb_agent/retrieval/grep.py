@@ -239,14 +239,18 @@ def _passages(b: _Block) -> list[tuple[str, int, int, str]]:
         return [(b.path, first, last, text(first, last))]
     out: list[tuple[str, int, int, str]] = []
     covered = 0
+    width = {i: len(b.lines[i]) + 1 for i in range(first, last + 1)}  # a line and its newline
     for m in sorted(b.matches):
         if m <= covered:
             continue
         s, e = max(first, m - CONTEXT_LINES, covered + 1), min(last, m + CONTEXT_LINES)
-        while len(text(s, e)) > MAX_PASSAGE_CHARS and (s < m or e > m):
+        size = sum(width[i] for i in range(s, e + 1)) - 1  # len(text(s, e)), kept as lines are dropped
+        while size > MAX_PASSAGE_CHARS and (s < m or e > m):
             if e - m >= m - s and e > m:
+                size -= width[e]
                 e -= 1
             else:
+                size -= width[s]
                 s += 1
         t = text(s, e)
         if len(t) > MAX_PASSAGE_CHARS:
