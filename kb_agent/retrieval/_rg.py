@@ -1,6 +1,6 @@
 """The one way kb runs ripgrep: no shell, no user config, user text only after `-e`/`--`, a timeout.
 
-Output is rg's `--json` events, or (`plain=True`, what grep search reads: ~12 × faster to parse when
+Output is rg's `--json` events, or (`plain=True`, what grep search reads: ~3 × faster to parse — 6,755 lines in 10 ms, not 32 — when
 thousands of context lines come back) its line format with a NUL after each path.
 """
 
