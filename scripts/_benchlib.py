@@ -158,14 +158,14 @@ def progress_logger(every_s: float = 30.0):  # type: ignore[no-untyped-def]
 
     def cb(p) -> None:  # type: ignore[no-untyped-def]
         now = time.perf_counter()
+        if p.phase == "embed" and "embed_t0" not in state:  # the rate counts from the first embed event on
+            state["embed_t0"], state["embed_c0"] = now, p.chunks_done
         if p.phase == "done" or now - state["last"] >= every_s:
             state["last"] = now
             el = now - state["t0"]
             if getattr(p, "chunks_total", 0) and p.phase == "embed":  # lexical phase done: vectors stream in
-                if "embed_t0" not in state:
-                    state["embed_t0"] = now - 1e-9
                 eel = now - state["embed_t0"]
-                rate = p.chunks_done / eel if eel > 0 else 0.0
+                rate = (p.chunks_done - state["embed_c0"]) / eel if eel > 0 else 0.0
                 eta = (p.chunks_total - p.chunks_done) / rate if rate else float("nan")
                 log(f"index embed: chunks {p.chunks_done}/{p.chunks_total}, {rate:.2f} chunks/s, eta {eta / 60:.1f} min")
                 return
