@@ -40,6 +40,8 @@ def odd_kb(tmp_path: Path) -> Path:
     (root / "odd" / "ünï cödé.md").write_text("foo ünï\n", encoding="utf-8")
     (root / "odd" / "new\nline\n--\n7:x.md").write_text("foo after a newline in the name\n", encoding="utf-8")
     (root / "odd" / "nul.md").write_bytes(b"foo before\nfoo \x00 binary\nfoo after\n")
+    # a NUL past rg's first buffer, after matches: rg prints a warning line between records
+    (root / "odd" / "late-nul.md").write_bytes(b"".join(b"foo line %d\n" % i for i in range(30000)) + b"x\x00y\nfoo end\n")
     (root / "odd" / "long.md").write_text("\n".join(f"{i}: foo {i}-{i}" if i % 7 == 0 else f"line {i}" for i in range(300)), encoding="utf-8")
     if os.name == "posix":
         (root / "odd" / b"bad-\xff-name.md".decode("utf-8", "surrogateescape")).write_text("foo in a file named in latin-1\n", encoding="utf-8")
@@ -66,6 +68,7 @@ def test_foo_reaches_every_odd_file(odd_kb: Path) -> None:
     assert ("odd/latin1.md", 1, True, "") in lines and ("odd/latin1.md", 2, True, "fine foo line") in lines
     assert ("odd/a:b - c.md", 2, False, "--") in lines
     assert ("odd/new\nline\n--\n7:x.md", 1, True, "foo after a newline in the name") in lines
+    assert ("odd/late-nul.md", 1, True, "foo line 0") in lines
 
 
 def test_a_users_ripgrep_config_is_not_read(odd_kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,3 +82,14 @@ def test_a_users_ripgrep_config_is_not_read(odd_kb: Path, tmp_path: Path, monkey
 
     assert by_file(list(run_rg(args, cwd=odd_kb, timeout_s=30, plain=True).lines())) == by_file(before)
     assert by_file(from_events(run_rg(args, cwd=odd_kb, timeout_s=30).events())) == by_file(before)
+
+
+def test_a_warning_about_a_binary_file_does_not_eat_the_next_files_first_line(odd_kb: Path) -> None:
+    """rg prints "PATH: WARNING: stopped searching binary file …" (no NUL) when a NUL turns up after
+    matches; files in path order put latin1.md right after late-nul.md's warning."""
+    args = ["--sort", "path", "-C", "1", "--fixed-strings", "-e", "foo", "--", "odd"]
+    plain = run_rg(args, cwd=odd_kb, timeout_s=30, plain=True)
+    assert "WARNING: stopped searching binary file" in plain.stdout
+    lines = list(plain.lines())
+    assert lines == from_events(run_rg(args, cwd=odd_kb, timeout_s=30).events())
+    assert ("odd/latin1.md", 1, True, "") in lines
