@@ -80,9 +80,10 @@ def rg_version(explicit: str = "") -> str:
 # bytes that are not UTF-8, as a `plain` run's output keeps them (surrogate escapes)
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 # one record, after any `--` separators and rg's notes on binary files ("PATH: WARNING: stopped
-# searching binary file after match …", no NUL: printed when a NUL turns up after matches): the path
-# (newlines allowed, no NUL), NUL, the line number, ':' for a match or '-' for context, the text
-_RECORD = re.compile("(?:--\n|[^\0]*?: WARNING: [^\n]*\n)*([^\0]*)\0([0-9]+)([:-])([^\n]*)\n?")
+# searching binary file after match …", printed when a NUL turns up after matches; no NUL in the
+# line, so never a record): the path (newlines allowed, no NUL), NUL, the line number, ':' for a
+# match or '-' for context, the text
+_RECORD = re.compile("(?:--\n|[^\0]*?: WARNING: [^\0\n]*\n)*([^\0]*)\0([0-9]+)([:-])([^\n]*)\n?")
 # the line format `RgResult.lines` reads: one line per match or context line, the path ended by a NUL
 PLAIN_ARGS = ("--no-heading", "--with-filename", "--line-number", "--null", "--color", "never")
 

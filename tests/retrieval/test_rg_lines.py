@@ -38,6 +38,7 @@ def odd_kb(tmp_path: Path) -> Path:
     (root / "odd" / "latin1.md").write_bytes(b"caf\xe9 foo\nfine foo line\n\xff\xfe\n")
     (root / "odd" / "a:b - c.md").write_text("foo in a file whose name has a colon\n--\nnot a separator\n", encoding="utf-8")
     (root / "odd" / "ünï cödé.md").write_text("foo ünï\n", encoding="utf-8")
+    (root / "odd" / "x: WARNING: y.md").write_text("foo in a file named like rg's warning\n", encoding="utf-8")
     (root / "odd" / "new\nline\n--\n7:x.md").write_text("foo after a newline in the name\n", encoding="utf-8")
     (root / "odd" / "nul.md").write_bytes(b"foo before\nfoo \x00 binary\nfoo after\n")
     # a NUL past rg's first buffer, after matches: rg prints a warning line between records
@@ -69,6 +70,7 @@ def test_foo_reaches_every_odd_file(odd_kb: Path) -> None:
     assert ("odd/a:b - c.md", 2, False, "--") in lines
     assert ("odd/new\nline\n--\n7:x.md", 1, True, "foo after a newline in the name") in lines
     assert ("odd/late-nul.md", 1, True, "foo line 0") in lines
+    assert ("odd/x: WARNING: y.md", 1, True, "foo in a file named like rg's warning") in lines
 
 
 def test_a_users_ripgrep_config_is_not_read(odd_kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
