@@ -22,20 +22,26 @@ ROUTING_TABLE: dict[QueryType, tuple[str, ...]] = {
     "file_discovery": ("files", "hybrid"),
 }
 
+# A Latin word character: Python's \w also matches CJK, and a Chinese question rarely puts spaces
+# around an identifier ("cache.ttl_seconds默认是多少", "2021年香港GDP增长了多少"): an identifier, a name or
+# a boundary is made of these, so CJK next to one ends it instead of joining it.
+LATIN_WORD_CHARS = _L = "A-Za-z0-9_\u00c0-\u024f"
 _QUOTED = re.compile(
     r'"([^"\n]{2,80})"|“([^”\n]{2,80})”|「([^」\n]{2,80})」|『([^』\n]{2,80})』|`([^`\n]{1,80})`'
-    r"|(?<![\w])'([^'\n]{2,60})'(?![\w])"
+    rf"|(?<![{_L}])'([^'\n]{{2,60}})'(?![{_L}])"
 )
 _EXACT_PATTERNS = [
-    re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{1,9}-\d{1,6}(?![\w-])"),  # tickets: OPS-1234, ADR-0005
-    re.compile(r"(?<![\w])[A-Z]{1,3}\d{3,5}(?![\w])"),  # error codes: W0201, E1042
-    re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w])"),  # env vars: NW_CONFIG_PATH
-    re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?(?![\w])"),  # dotted: cache.ttl_seconds
-    re.compile(r"(?<![\w])[a-z0-9]+(?:_[a-z0-9]+)+(?![\w])"),  # snake_case
-    re.compile(r"(?<![\w])[a-z]+(?:[A-Z][a-z0-9]+)+(?![\w])"),  # camelCase: getUserName
-    re.compile(r"(?<![\w])(?:[A-Z]{2,}|[A-Z][a-z0-9]+)(?:[A-Z][a-z0-9]+){2,}(?![\w])"),  # PascalCase names: KafkaConsumerLagHigh
-    re.compile(r"(?<![\w])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+"),  # paths: /etc/northwind/x.yaml, docs/a.md
-    re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+"),  # CLI flags: --set
+    re.compile(rf"(?<![{_L}-])[A-Z][A-Z0-9]{{1,9}}-\d{{1,6}}(?![{_L}-])"),  # tickets: OPS-1234, ADR-0005
+    re.compile(rf"(?<![{_L}])[A-Z]{{1,3}}\d{{3,5}}(?![{_L}])"),  # error codes: W0201, E1042
+    re.compile(rf"(?<![{_L}.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![{_L}])"),  # env vars: NW_CONFIG_PATH
+    re.compile(rf"(?<![{_L}.])[A-Za-z_][{_L}]*(?:\.[A-Za-z_][{_L}]*)+(?:\(\))?(?![{_L}])"),  # dotted: cache.ttl_seconds
+    re.compile(rf"(?<![{_L}])[a-z0-9]+(?:_[a-z0-9]+)+(?![{_L}])"),  # snake_case
+    re.compile(rf"(?<![{_L}])[a-z]+(?:[A-Z][a-z0-9]+)+(?![{_L}])"),  # camelCase: getUserName
+    re.compile(rf"(?<![{_L}])(?:[A-Z]{{2,}}|[A-Z][a-z0-9]+)(?:[A-Z][a-z0-9]+){{2,}}(?![{_L}])"),  # PascalCase names: KafkaConsumerLagHigh
+    # paths: /etc/northwind/x.yaml, docs/a.md, zh/常见问题.md — the first folder in Latin letters (so a
+    # Chinese word before it stays out), the file name up to its extension (so one after it does too)
+    re.compile(rf"(?<![{_L}])(?:\.{{0,2}}/)?[{_L}.-]+/(?:[\w.-]+/)*(?:[\w.-]*?\.[A-Za-z0-9]+(?![A-Za-z0-9]|\.[A-Za-z0-9])|[{_L}.-]+)"),
+    re.compile(rf"(?<![{_L}-])--[a-z][a-z0-9-]+"),  # CLI flags: --set
 ]
 # dotted words that are prose, not identifiers
 _NOT_IDENTIFIERS = {"e.g", "i.e", "etc.", "vs.", "a.m", "p.m"}
@@ -96,7 +102,7 @@ _FACT = [
 _COMPARISON = [
     re.compile(r"\bdifferences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)[?.!]*$", re.I),
     re.compile(r"\bcompare\s+(?P<a>.+?)\s+(?:and|with|to|vs\.?|versus)\s+(?P<b>.+?)[?.!]*$", re.I),
-    re.compile(r"^(?:(?:what|how|which)\b.*?\b)?(?P<a>[\w .-]+?)\s+(?:vs\.?|versus)\s+(?P<b>[\w .-]+?)[?.!]*$", re.I),
+    re.compile(rf"^(?:(?:what|how|which)\b.*?\b)?(?P<a>[{_L} .-]+?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L} .-]+?)[?.!]*$", re.I),
     re.compile(r"(?:比较|对比)\s*(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)(?:的区别|的不同|有什么区别|有什么不同)?[？?。]*$"),
     re.compile(r"^(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)\s*(?:的区别|的不同|有什么区别|有什么不同|哪个更好)[？?。]*$"),
 ]
@@ -107,7 +113,7 @@ _FILLER = frozenset(
     doc docs document documents page pages kb knowledge base about there mean means meaning
     compare comparison difference differences between versus related relate relates relationship""".split()
 )
-_LATIN_WORD = re.compile(r"[A-Za-z0-9][\w.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
+_LATIN_WORD = re.compile(rf"[A-Za-z0-9][{_L}.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +199,7 @@ def find_exact_terms(question: str) -> list[str]:
     return list(dict.fromkeys(ordered))[:MAX_EXACT_TERMS]
 
 
-_NAME_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z0-9][\w.\-/+]*[\w+]|(?<![\w.\-/])[A-Z]")
+_NAME_WORD = re.compile(rf"(?<![{_L}.\-/])[A-Za-z0-9][{_L}.\-/+]*[{_L}+]|(?<![{_L}.\-/])[A-Z]")
 
 
 def named_words(question: str) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from kb_agent.agent.analyzer import LATIN_WORD_CHARS as _L
 from kb_agent.agent.analyzer import comparison_subjects as _analyzer_subjects
 from kb_agent.index.tokenize import matching_terms, tokenize
 from kb_agent.types import Evidence
@@ -18,11 +19,11 @@ _MORE_COMPARISONS = [
     re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:有)?(?:什么|啥)?(?:区别|不同|差别|差异)"),
     re.compile(r"(?P<a>[^，,？?]+?)\s*(?:还是)\s*(?P<b>[^，,？?]+?)[？?。]*$"),
     re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:该|应该|要)?(?:怎么选|如何选择?|选哪个|用哪个)"),
-    re.compile(r"(?P<a>[\w.\-]+)\s+compared\s+(?:with|to)\s+(?P<b>[\w.\-]+)", re.I),
+    re.compile(rf"(?P<a>[{_L}.\-]+)\s+compared\s+(?:with|to)\s+(?P<b>[{_L}.\-]+)", re.I),
     # "A or B: when should I use which?", "A or B — which one?"
     re.compile(r"^(?P<a>[^:?,—]+?)\s+or\s+(?P<b>[^:?,—]+?)\s*[:?,—-]+\s*(?:when|which|what|how)\b", re.I),
     # "PUT vs PATCH for updating an item — …": one or two words either side of vs
-    re.compile(r"(?P<a>[\w.\-]+(?:\s+[\w.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[\w.\-]+)", re.I),
+    re.compile(rf"(?P<a>[{_L}.\-]+(?:\s+[{_L}.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L}.\-]+)", re.I),
 ]
 _MENTION = [
     re.compile(

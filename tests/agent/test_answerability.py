@@ -147,3 +147,39 @@ def test_a_chinese_term_of_art_the_kb_never_writes_is_not_answered_about(tmp_pat
 
     draft = extractive_answer("怎么用 Docker 配置防火墙？", items, UnitCache(tmp_path), term_weights=weights)
     assert draft.uncovered == ("防火墙",), draft.body
+
+
+def test_a_latin_word_in_an_unspaced_chinese_question_is_only_that_word() -> None:
+    """Python's \\w matches CJK: "RCEP具体包括哪些国家" once made the whole question a "name" the KB never
+    writes, and kb refused it. A name, an identifier, a keyword or a comparison subject ends where the
+    Chinese begins — with or without a space, as people type."""
+    from kb_agent.agent.analyzer import analyze_question, keywords_for
+    from kb_agent.agent.subjects import comparison_subjects as subjects
+
+    assert named_words("RCEP具体包括哪些国家") == ["RCEP"]
+    assert named_words("2021年香港GDP增长了多少？") == ["GDP"]
+    assert named_words("iPhone SE 3的起售价是多少？") == ["iPhone", "SE"]
+    assert named_words("10·29索马里首都汽车炸弹爆炸死亡人数") == []
+    for q, exact in [("cache.ttl_seconds默认是多少？", ("cache.ttl_seconds",)), ("OPS-2051是什么事故", ("OPS-2051",)),
+                     ("NW_CONFIG_PATH在哪里设置", ("NW_CONFIG_PATH",)), ("--set参数怎么用", ("--set",)),
+                     ("docs/a.md讲了什么", ("docs/a.md", "a.md")), ("zh/常见问题.md 讲了什么", ("zh/常见问题.md",)),
+                     ("查看/etc/northwind/x.yaml", ("/etc/northwind/x.yaml", "x.yaml")), ("x/a.b.c.md", ("x/a.b.c.md", "a.b.c.md"))]:
+        assert analyze_question(q).exact_terms == exact, q
+    assert keywords_for("RCEP具体包括哪些国家", [])[0] == "RCEP"
+    assert subjects("PUT vs PATCH有什么区别") == ["PUT", "PATCH"]
+    assert subjects("Redis vs Memcached哪个好？") == ["Redis", "Memcached"]
+
+
+def test_an_unspaced_chinese_question_is_answered(tmp_path: Path) -> None:
+    write(tmp_path, "trade/rcep.md", "# RCEP\n\nRCEP成员国包括东盟十国以及中国、日本、韩国、澳大利亚和新西兰。\n")
+    items = [(evidence_from(tmp_path, "trade/rcep.md", 1, 3, score=0.9, tool="vector"), 0.8)]
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: UNKNOWN_TERM_WEIGHT if has_cjk_only(t) and t not in "RCEP成员国包括东盟十国以及中国、日本、韩国、澳大利亚和新西兰" else 2.0 for t in terms}
+
+    draft = extractive_answer("RCEP具体包括哪些国家", items, UnitCache(tmp_path), term_weights=weights)
+    assert not draft.uncovered and "新西兰" in draft.body, (draft.uncovered, draft.body)
+
+
+def has_cjk_only(term: str) -> bool:
+    return bool(term) and all("\u4e00" <= c <= "\u9fff" for c in term)
