@@ -220,13 +220,13 @@ def _short(e: BaseException) -> str:
     return text[:200]
 
 
-
 def path_filter(paths: set[str] | None) -> dict[str, object] | None:
     """Chroma's `where` for "only chunks of these files" (None: no filter); the one form both the client
     store and the direct reader send."""
     if paths is None:
         return None
     return {"path": {"$in": sorted(paths)}} if len(paths) > 1 else {"path": next(iter(paths))}
+
 
 class VectorStore:
     """The Chroma collection of one knowledge base.

@@ -4,9 +4,7 @@ at the lines that answer, and mark the best few lines of every hit (`focus`) for
 from __future__ import annotations
 
 import re
-import threading
 from bisect import bisect_right
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -201,8 +199,8 @@ def file_windows(r: Retriever, q: QueryTerms, paths: list[str], *, focus: bool =
         if bounds[1] - bounds[0] + 1 <= NARROW_ABOVE_LINES:
             continue
         per_file.append((path, lines, rows, bounds))
-        # each line is tokenized once; the windows overlap (stride < size) and share its tokens
-        toks = _line_tokens(path, rows, lines)
+        # each line is tokenized once (memoized across calls); the windows overlap (stride < size) and share its tokens
+        toks = {n: line_tokens(t) for n, t in lines.items()}
         for a, b in spans(*bounds):
             spans_all.append((len(per_file) - 1, a, b))
             docs.append([tok for n in range(a, b + 1) for tok in toks.get(n, ())])
@@ -218,30 +216,6 @@ def file_windows(r: Retriever, q: QueryTerms, paths: list[str], *, focus: bool =
         ev = Evidence(path=path, start_line=a, end_line=b, text=_text(flines, a, b), score=round(scores[i], 4), tool="window", heading_path=_crumbs_at(frows, a))
         kept.append(with_focus(q, ev) if focus else ev)
     return kept
-
-
-# Tokenized lines of recently ranked files, keyed by their chunks' ids (which hash path and text, so an
-# edited file gets a new key): a warm process (kb mcp, kb chat) ranks the same top files again and again,
-# and tokenizing every line of five files was most of a warm hybrid search on a 1k-file KB.
-LINE_TOKEN_FILES = 128
-_LINE_TOKENS: OrderedDict[tuple[str, tuple[str, ...]], dict[int, list[str]]] = OrderedDict()
-_LINE_TOKENS_LOCK = threading.Lock()
-
-
-def _line_tokens(path: str, rows: Sequence[ChunkRow], lines: dict[int, str]) -> dict[int, list[str]]:
-    """Each line's tokens (read-only: the dict may be shared with later calls)."""
-    key = (path, tuple(row.id for row in rows))
-    with _LINE_TOKENS_LOCK:
-        hit = _LINE_TOKENS.get(key)
-        if hit is not None:
-            _LINE_TOKENS.move_to_end(key)
-            return hit
-    toks = {n: list(line_tokens(t)) for n, t in lines.items()}
-    with _LINE_TOKENS_LOCK:
-        _LINE_TOKENS[key] = toks
-        while len(_LINE_TOKENS) > LINE_TOKEN_FILES:
-            _LINE_TOKENS.popitem(last=False)
-    return toks
 
 
 def _crumbs_at(rows: Sequence[ChunkRow], line: int) -> tuple[str, ...]:
