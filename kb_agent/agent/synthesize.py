@@ -456,7 +456,7 @@ def _fold_files(chosen: list[ScoredUnit], q_lang: Lang, cache: UnitCache) -> lis
 
 # an answer that quotes "…use the -b option:" shows the list items it introduces (at most this many)
 INTRO_ITEMS_MAX = 4
-_INTRO_END = re.compile(r"[:：]\s*(\[\d+\])?\s*$")
+_INTRO_END = re.compile(r"[:：]\s*(\*\*|__)?\s*(\[\d+\])?\s*$")
 
 
 def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredUnit]:
@@ -474,6 +474,9 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
             if t.kind != "item" or t.start_line > prev_end + 2:
                 break
             extra = ScoredUnit(s.score, s.body_cov, s.grade, t)
+            if any(c.unit == t for c in out):  # already quoted for its own words: the list goes on after it
+                prev_end = t.end_line
+                continue
             if not _fits(out, extra):
                 break
             out.append(extra)

@@ -170,17 +170,28 @@ def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
               and not (b.kind == "paragraph" and all(_LAYOUT.match(lines[k - 1]) for k in range(b.start, b.end + 1)))]
     used: set[int] = set()
     units: list[AnswerUnit] = []
+    label: tuple[int, str] | None = None  # a bold line over the paragraph being read: (its line, its text)
     for pos, j in enumerate(leaves):
         if j in used:
             continue
         b = blocks[j]
         nxt = leaves[pos + 1] if pos + 1 < len(leaves) else None
         prev = leaves[pos - 1] if pos > 0 else None
+        if b.kind == "paragraph" and nxt is not None and _labels(lines, blocks, b, blocks[nxt], wrappers):
+            # "**Create a symbolic link**" over a sentence and its command: a heading in all but markup,
+            # and the unit under it starts at it (the label says what the command is for)
+            label = (b.start, " ".join(_prose_lines(lines, blocks, b)).strip())
+            continue
         if b.kind == "paragraph":
             code_j = nxt if nxt is not None and _code_follows(lines, blocks, b, blocks[nxt], wrappers) else None
             if code_j is not None:
                 used.add(code_j)
-            units.extend(_paragraph_units(path, lines, blocks, j, code_j, prev, crumbs))
+            got = _paragraph_units(path, lines, blocks, j, code_j, prev, crumbs)
+            if label is not None and got:
+                first = got[0]
+                got[0] = _unit(path, lines, label[0], first.end_line, first.kind, f"{label[1]} {first.text}".strip(), first.code, crumbs)
+            label = None
+            units.extend(got)
             if code_j is not None and blocks[code_j].kind in CODE_KINDS:  # a long fence's later entries
                 units.extend(_unit(path, lines, first, end, "code", "", code, crumbs) for first, end, code in _code_groups(lines, blocks, blocks[code_j])[1:])
         elif b.kind in CODE_KINDS:
@@ -296,6 +307,28 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
 
 # a comment line in the usual shells and languages: where a cheat-sheet fence starts its next entry
 _COMMENT = re.compile(r"^(#(?!!)|//|--\s|;|rem\s)", re.I)
+
+
+# a paragraph that is one bold line ("**创建软链接**", "__Example__"), at most this long: a heading in all but markup
+LABEL_MAX_CHARS = 80
+_BOLD_LINE = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*[:：]?$")
+
+
+def _labels(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:
+    """Is paragraph `b` a bold label line heading paragraph `c` (the next block, only blank lines
+    between, at the same nesting, itself not a label and not the start of a list item)?"""
+    if b.end != b.start or c.kind != "paragraph" or c.start <= b.end or c.depth != b.depth or c.parent != b.parent:
+        return False
+    text = " ".join(_prose_lines(lines, blocks, b)).strip()
+    m = _BOLD_LINE.match(text)
+    if m is None or len(text) > LABEL_MAX_CHARS or "**" in m.group(2) or "__" in m.group(2):
+        return False
+    if any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(b.end + 1, c.start)):
+        return False
+    if c.parent >= 0 and blocks[c.parent].kind == "list_item" and blocks[c.parent].start == c.start:
+        return False
+    nxt_text = " ".join(_prose_lines(lines, blocks, c)).strip()
+    return _BOLD_LINE.match(nxt_text) is None and not is_boilerplate(nxt_text)
 
 
 def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:

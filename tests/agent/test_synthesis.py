@@ -153,3 +153,11 @@ def test_compare_adrs_on_sample_kb_covers_both_and_prints_no_front_matter(indexe
     for marker in ("title:", "tags:", "owner:", "updated:", "Related to"):
         assert marker not in body
     assert "Redis Cluster" in body and "Sentinel" in body
+
+
+@pytest.mark.parametrize("label", ["Rotate the signing keys with these flags:", "**Rotate the signing keys with these flags:**"])
+def test_an_intro_ending_in_a_colon_brings_its_list_items(tmp_path: Path, label: str) -> None:
+    write(tmp_path, "k.md", f"# Keys\n\n{label}\n\n- `--rotate-now` replaces the keys at once\n- `--keep-old 2` keeps two old keys\n")
+    items = [(evidence_from(tmp_path, "k.md", 1, 6, score=0.9, tool="x"), 0.9)]
+    draft = extractive_answer("How do I rotate the signing keys?", items, UnitCache(tmp_path))
+    assert "--rotate-now" in draft.body and "--keep-old 2" in draft.body, draft.body

@@ -201,3 +201,40 @@ def test_a_shortcode_between_a_sentence_and_its_code_is_layout() -> None:
     text = "# Scale in\n\nTo scale in one TiKV node, run:\n\n{{< copyable \"shell-regular\" >}}\n\n```bash\ntiup cluster scale-in prod -N 10.0.0.1:20160\n```\n"
     units = build_units("s.md", split_lines(text))
     assert [(u.text, u.code) for u in units] == [("To scale in one TiKV node, run:", "```bash\ntiup cluster scale-in prod -N 10.0.0.1:20160\n```")]
+
+
+LABELLED = """# ln
+
+**创建软链接**
+
+在目录`/usr/liu`下建立一个符号链接文件abc
+
+```shell
+ln -s /usr/mengqc/mub1 /usr/liu/abc
+```
+
+**创建硬链接**
+
+```shell
+ln log2022.log ln2022
+```
+
+**Note** this line is bold only at its start.
+
+**Options:**
+
+- `-s` make symbolic links
+"""
+
+
+def test_a_bold_label_line_heads_the_sentence_and_command_under_it() -> None:
+    us = units(LABELLED)
+    u = by_text(us, "ln -s")
+    assert (u.start_line, u.end_line) == (3, 9), "the unit starts at its label, so the answer says what the command is for"
+    assert u.text == "**创建软链接** 在目录`/usr/liu`下建立一个符号链接文件abc"
+    assert not any(x.text == "**创建软链接**" for x in us), "the label is not a unit of its own"
+    hard = by_text(us, "ln log2022.log")
+    assert (hard.start_line, hard.text) == (11, "**创建硬链接**"), "a label right over code introduces it as any sentence does"
+    note = by_text(us, "bold only at its start")
+    assert note.start_line == 17, "a sentence that merely opens in bold is no label"
+    assert by_text(us, "Options").text == "**Options:**", "a label over a list is left to the intro rule"
