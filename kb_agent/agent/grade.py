@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.analyzer import _FILLER
 from kb_agent.agent.state import GraderAction
-from kb_agent.index.tokenize import has_cjk, matching_terms, tokenize
+from kb_agent.index.tokenize import has_cjk, is_dictionary_word, matching_terms, tokenize
 from kb_agent.retrieval.lexical import bm25_idf
 from kb_agent.types import Evidence
 
@@ -211,8 +211,10 @@ def idf_weights(
     ~50k chunks): a question about something absent from the KB then scores low everywhere. A CJK
     term the index never saw as a word but whose characters stand together in the KB's files is a
     segmentation artefact of the question (jieba's "写测试前要先装" → "前要", "先装"): it weighs 0,
-    neither evidence of absence nor a word to match; so does every CJK term when the KB holds no
-    Chinese at all (a Chinese question about English pages).
+    neither evidence of absence nor a word to match; so does an unseen CJK term that is no dictionary
+    word (jieba's fallback glued characters it could not place), and every CJK term when the KB holds
+    no Chinese at all (a Chinese question about English pages). Only an unseen dictionary word (超时)
+    or Latin word is evidence that the topic is absent.
 
     Args:
         document_frequencies: chunks holding each term, from the index.
@@ -244,7 +246,7 @@ def idf_weights(
         for t in terms:
             if df.get(t):
                 out[t] = min(bm25_idf(n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and (not kb_has_chinese() or written(t)):
+            elif has_cjk(t) and (not kb_has_chinese() or written(t) or not is_dictionary_word(t)):
                 out[t] = 0.0
             else:
                 out[t] = UNKNOWN_TERM_WEIGHT
