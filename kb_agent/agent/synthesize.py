@@ -136,6 +136,26 @@ def _unit_language(unit: AnswerUnit) -> Lang:
     return lang if lang is not None else text_language(unit.text or unit.heading_path[-1] if unit.heading_path else unit.text)
 
 
+def twin_items(items: Sequence[tuple[Evidence, float]], q_lang: Lang, cache: UnitCache) -> list[tuple[Evidence, float]]:
+    """For each item from a page in the other language, the same sections of its translation in the
+    question's language (sections counted in order; none when the two differ in sections), with the
+    item's grade: retrieval often finds one language of a translated page, and the answer is read
+    from the question's (fold_translations then drops the other language's units)."""
+    out: list[tuple[Evidence, float]] = []
+    seen: set[tuple[str, int, int]] = set()
+    for item, grade in items:
+        lang = page_language(item.path, cache.exists)
+        if lang is None or lang == q_lang:
+            continue
+        twin = next((p for p in language_variants(item.path, q_lang) if cache.exists(p)), None)
+        rng = cache.aligned_range(item.path, item.start_line, item.end_line, twin) if twin else None
+        if twin is None or rng is None or (twin, *rng) in seen:
+            continue
+        seen.add((twin, *rng))
+        out.append((Evidence(twin, rng[0], rng[1], "", item.score, "twin"), grade))
+    return out
+
+
 def fold_translations(ranked: list[ScoredUnit], q_lang: Lang, cache: UnitCache) -> list[ScoredUnit]:
     """Keep one language of a translated page: a unit from a twin in the other language is swapped
     for the twin's unit with the same code when the question's language has it, dropped when that
@@ -165,6 +185,8 @@ def fold_translations(ranked: list[ScoredUnit], q_lang: Lang, cache: UnitCache) 
         twin_codes = {t.code.strip() for p in twins for t in cache.file_units(p) if t.code}
         if any(p in present for p in twins) and (not u.code or u.code.strip() in twin_codes):
             continue
+        if any(_aligned_present(u, p, ranked, cache) for p in twins if p in present):
+            continue  # the same section of the translation is among the candidates (its code reworded: `{{路径}}`)
         out.append(s)
     uniq: list[ScoredUnit] = []
     keys: set[tuple[str, int, int]] = set()
@@ -174,6 +196,12 @@ def fold_translations(ranked: list[ScoredUnit], q_lang: Lang, cache: UnitCache) 
             keys.add(key)
             uniq.append(s)
     return uniq
+
+
+def _aligned_present(u: AnswerUnit, twin: str, ranked: list[ScoredUnit], cache: UnitCache) -> bool:
+    """Does `ranked` hold a unit of `twin` in the section that translates the one `u` is in?"""
+    rng = cache.aligned_range(u.path, u.start_line, u.end_line, twin)
+    return rng is not None and any(s.unit.path == twin and s.unit.start_line <= rng[1] and rng[0] <= s.unit.end_line for s in ranked)
 
 
 def extractive_answer(
@@ -201,6 +229,7 @@ def extractive_answer(
     """
     q_lang = question_language(question)
     subjects = list(sub_questions) or comparison_subjects(question)
+    items = [*items, *twin_items(items, q_lang, cache)]
     ranked = rank_units(question, items, cache, exact_terms=exact_terms, term_weights=term_weights)
     if subjects:
         # a section about a subject answers for it even where retrieval returned other lines of it
@@ -510,7 +539,9 @@ def model_units(
 ) -> list[tuple[Evidence, float]]:
     """What a model is shown: the same ranked units as the offline answer (translations folded), at
     most MAX_SOURCES, each a whole unit as one item; the items themselves when no unit could be built."""
-    ranked = fold_translations(rank_units(question, items, cache, exact_terms=exact_terms, term_weights=term_weights), question_language(question), cache)
+    q_lang = question_language(question)
+    with_twins = [*items, *twin_items(items, q_lang, cache)]
+    ranked = fold_translations(rank_units(question, with_twins, cache, exact_terms=exact_terms, term_weights=term_weights), q_lang, cache)
     ranked = [s for s in ranked if s.body_cov > 0] + [s for s in ranked if s.body_cov <= 0]
     if not ranked:
         return list(items)

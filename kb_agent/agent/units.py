@@ -24,6 +24,8 @@ MAX_CODE_LINES = 12
 UnitKind = str  # "item" | "paragraph" | "sentence" | "definition" | "row" | "code"
 Crumbs = Callable[[int], tuple[str, ...]]  # line -> heading breadcrumb
 
+_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?")
 # a sentence ends at . ! ? before a space or the end (not inside `cache.ttl_seconds`), or at 。！？
@@ -79,6 +81,9 @@ class AnswerUnit:
         return len(self.text) + len(self.code)
 
 
+# a range carried over to a translation is widened by this many lines each way (translated
+# paragraphs wrap differently), never past its section
+ALIGN_SLACK_LINES = 3
 # parsed files kept between answers (a chat session, an eval run), keyed by path, mtime and size so
 # an edited file is parsed again; a large KB's answers touch a few dozen files
 PARSED_FILES_KEPT = 256
@@ -125,6 +130,43 @@ class UnitCache:
                 text = _strip_containers(lines[n - 1], 8, 1).strip()
                 return AnswerUnit(rel, n, n, "line", text, "", lines[n - 1].strip())
         return None
+
+    def section_starts(self, rel: str) -> list[int]:
+        """The first line of each section: line 1, then every ATX heading outside code fences."""
+        self.file_units(rel)
+        lines = self._lines.get(rel, [])
+        starts = [1]
+        fence = ""
+        for n, ln in enumerate(lines, 1):
+            m = _FENCE_OPEN.match(ln)
+            if m:
+                mark = m.group(1)
+                if not fence:
+                    fence = mark
+                elif mark[0] == fence[0] and len(mark) >= len(fence):
+                    fence = ""
+                continue
+            if not fence and _ATX.match(ln) and n > 1:
+                starts.append(n)
+        return starts
+
+    def aligned_range(self, rel: str, start: int, end: int, twin: str) -> tuple[int, int] | None:
+        """Lines start..end of `rel` carried over to its translation `twin`: the same sections, counted
+        in order (a translation keeps its original's headings), or None when the two files do not
+        have the same number of sections (an outdated or partial translation: no safe mapping)."""
+        a, b = self.section_starts(rel), self.section_starts(twin)
+        if len(a) != len(b) or not self._lines.get(twin):
+            return None
+        ends_a = [*(x - 1 for x in a[1:]), len(self._lines[rel])]
+        ends_b = [*(x - 1 for x in b[1:]), len(self._lines[twin])]
+
+        def carry(line: int) -> int:
+            # the same place within the same section, in proportion (translated paragraphs keep their order)
+            k = bisect.bisect_right(a, line) - 1
+            span_a, span_b = max(ends_a[k] - a[k], 1), ends_b[k] - b[k]
+            return b[k] + round((line - a[k]) * span_b / span_a)
+
+        return max(carry(start) - ALIGN_SLACK_LINES, b[bisect.bisect_right(a, start) - 1]), min(carry(end) + ALIGN_SLACK_LINES, ends_b[bisect.bisect_right(a, end) - 1])
 
     def units_in(self, rel: str, start: int, end: int) -> list[AnswerUnit]:
         """The units of `rel` that overlap lines start..end."""

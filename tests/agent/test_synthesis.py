@@ -161,3 +161,53 @@ def test_an_intro_ending_in_a_colon_brings_its_list_items(tmp_path: Path, label:
     items = [(evidence_from(tmp_path, "k.md", 1, 6, score=0.9, tool="x"), 0.9)]
     draft = extractive_answer("How do I rotate the signing keys?", items, UnitCache(tmp_path))
     assert "--rotate-now" in draft.body and "--keep-old 2" in draft.body, draft.body
+
+
+CLI_EN = """# CLI
+
+Intro.
+
+## `app dev`
+
+Runs in development mode. It listens on `127.0.0.1`.
+
+## `app run`
+
+Runs in production mode. It listens on `0.0.0.0`.
+"""
+CLI_ZH = """# 命令行
+
+简介。
+
+## `app dev`
+
+以开发模式运行。它监听 `127.0.0.1`。
+
+## `app run`
+
+以生产模式运行。它监听 `0.0.0.0`。
+"""
+
+
+def test_a_section_found_in_one_language_is_read_from_the_translation_in_the_question_language(tmp_path: Path) -> None:
+    write(tmp_path, "en/cli.md", CLI_EN)
+    write(tmp_path, "zh/cli.md", CLI_ZH)
+    # retrieval found only the English page's sections, the question is Chinese
+    items = [(evidence_from(tmp_path, "en/cli.md", 5, 11, score=0.9, tool="x"), 0.9), (evidence_from(tmp_path, "zh/cli.md", 1, 3, score=0.5, tool="x"), 0.5)]
+    draft = extractive_answer("app dev 和 app run 有什么区别？", items, UnitCache(tmp_path))
+    assert {s.path for s in draft.sources} == {"zh/cli.md"}, draft.body
+    assert "`127.0.0.1`" in draft.body and "`0.0.0.0`" in draft.body, draft.body
+    assert "以开发模式运行" in draft.body and "development mode" not in draft.body
+
+
+TLDR_EN = "# tar\n\n> Archiving utility.\n\n- Extract an archive into a directory:\n\n`tar xf {{path/to/source.tar}} -C {{path/to/directory}}`\n"
+TLDR_ZH = "# tar\n\n> 归档工具。\n\n- 将归档解压到目录：\n\n`tar xf {{路径/到/源.tar}} -C {{路径/到/目录}}`\n"
+
+
+def test_a_translated_example_whose_placeholders_differ_is_shown_once(tmp_path: Path) -> None:
+    write(tmp_path, "pages/common/tar.md", TLDR_EN)
+    write(tmp_path, "pages.zh/common/tar.md", TLDR_ZH)
+    items = [(evidence_from(tmp_path, "pages/common/tar.md", 1, 7, score=0.9, tool="x"), 0.9)]
+    draft = extractive_answer("怎么把 tar 归档解压到目录？", items, UnitCache(tmp_path))
+    assert [s.path for s in draft.sources] == ["pages.zh/common/tar.md"], draft.body
+    assert "{{路径/到/目录}}" in draft.body and "path/to" not in draft.body
