@@ -31,11 +31,14 @@ DECISION_TOP_N = 3
 EMPTY_POOL_FACTOR = 0.85
 
 
-def question_terms(question: str) -> list[str]:
-    """The question's content terms (tokenizer output minus stopwords and question filler), deduped."""
+def question_terms(question: str, term_weights: TermWeights | None = None) -> list[str]:
+    """The question's content terms (tokenizer output minus stopwords and question filler), deduped;
+    with an index's IdfWeights, glued CJK artefacts split into the KB's own terms."""
     filler = _filler_tokens()
-    out = [t for t in tokenize(question, drop_stopwords=True) if t not in filler and len(t) > 1]
-    return list(dict.fromkeys(out))
+    out = list(dict.fromkeys(t for t in tokenize(question, drop_stopwords=True) if t not in filler and len(t) > 1))
+    if isinstance(term_weights, IdfWeights):
+        out = [t for t in term_weights.split_unseen(out) if t not in filler]
+    return out
 
 
 _FILLER_TOKENS: set[str] = set()
@@ -127,7 +130,7 @@ def deterministic_scores(
     Returns:
         One 0..1 score per item, in order.
     """
-    terms = question_terms(question)
+    terms = question_terms(question, term_weights)
     weights = term_weights(terms) if terms else {}
     unknown = unknown_terms(weights)
     return [score_features(item_features(terms, weights, exact_terms, it, i, unknown)) for i, it in enumerate(items)]
@@ -204,8 +207,24 @@ def idf_weights(
     document_frequencies: Callable[[Iterable[str]], dict[str, int]],
     n_docs: int,
     literal_files: Callable[[str], int] | None = None,
-) -> TermWeights:
-    """Term weights from index statistics: BM25's IDF, so rare words count for more.
+) -> IdfWeights:
+    """Term weights from index statistics: BM25's IDF, so rare words count for more (see IdfWeights).
+
+    Args:
+        document_frequencies: chunks holding each term, from the index.
+        n_docs: chunks in the index.
+        literal_files: files holding a string as written (ripgrep), to tell a CJK artefact from a
+            word the KB lacks; None treats every unseen term as absent.
+    """
+    return IdfWeights(document_frequencies, n_docs, literal_files)
+
+
+# an unseen CJK term is split into KB terms at least this long (索莫尼是 → 索莫尼; single characters are noise)
+SPLIT_MIN_CHARS = 2
+
+
+class IdfWeights:
+    """BM25 IDF weights of question terms over one index (a TermWeights).
 
     A term the index has never seen gets UNKNOWN_TERM_WEIGHT (above any real IDF for KBs under
     ~50k chunks): a question about something absent from the KB then scores low everywhere. A CJK
@@ -214,42 +233,64 @@ def idf_weights(
     neither evidence of absence nor a word to match; so does an unseen CJK term that is no dictionary
     word (jieba's fallback glued characters it could not place), and every CJK term when the KB holds
     no Chinese at all (a Chinese question about English pages). Only an unseen dictionary word (超时)
-    or Latin word is evidence that the topic is absent.
-
-    Args:
-        document_frequencies: chunks holding each term, from the index.
-        n_docs: chunks in the index.
-        literal_files: files holding a string as written (ripgrep), to tell a CJK artefact from a
-            word the KB lacks; None treats every unseen term as absent.
+    or Latin word is evidence that the topic is absent. `split_unseen` recovers the KB's words from
+    such glue before weighing (索莫尼是 → 索莫尼, the name the KB writes).
     """
 
-    literal: dict[str, bool] = {}  # one rg per unseen CJK term per Engine (the files are the same)
+    def __init__(self, document_frequencies: Callable[[Iterable[str]], dict[str, int]], n_docs: int,
+                 literal_files: Callable[[str], int] | None = None) -> None:
+        self._df = document_frequencies
+        self._n = max(n_docs, 1)
+        self._literal_files = literal_files
+        self._literal: dict[str, bool] = {}  # one rg per unseen CJK term per Engine (the files are the same)
+        self._chinese: bool | None = None  # does the KB hold Chinese text at all (asked once)
 
-    def written(t: str) -> bool:
-        if literal_files is None:
+    def _written(self, t: str) -> bool:
+        if self._literal_files is None:
             return False
-        if t not in literal:
-            literal[t] = literal_files(t) > 0
-        return literal[t]
+        if t not in self._literal:
+            self._literal[t] = self._literal_files(t) > 0
+        return self._literal[t]
 
-    chinese: list[bool] = []  # does the KB hold Chinese text at all (asked once)
+    def _kb_has_chinese(self) -> bool:
+        if self._chinese is None:
+            self._chinese = any(self._df(CHINESE_PROBES).values())
+        return self._chinese
 
-    def kb_has_chinese() -> bool:
-        if not chinese:
-            chinese.append(any(document_frequencies(CHINESE_PROBES).values()))
-        return chinese[0]
-
-    def weights(terms: Sequence[str]) -> dict[str, float]:
-        df = document_frequencies(terms)
-        n = max(n_docs, 1)
+    def __call__(self, terms: Sequence[str]) -> dict[str, float]:
+        df = self._df(terms)
         out: dict[str, float] = {}
         for t in terms:
             if df.get(t):
-                out[t] = min(bm25_idf(n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and (not kb_has_chinese() or written(t) or not is_dictionary_word(t)):
+                out[t] = min(bm25_idf(self._n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
+            elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_dictionary_word(t)):
                 out[t] = 0.0
             else:
                 out[t] = UNKNOWN_TERM_WEIGHT
         return out
 
-    return weights
+    def split_unseen(self, terms: Sequence[str]) -> list[str]:
+        """Each unseen CJK term that is no dictionary word replaced by the KB terms it holds, longest
+        first from its start (jieba cut "索莫尼是什么时候" as 索莫尼是 where the KB has 索莫尼); kept as
+        it is when it holds none."""
+        glued = [t for t in terms if has_cjk(t) and len(t) > SPLIT_MIN_CHARS and not is_dictionary_word(t)]
+        if not glued:
+            return list(terms)
+        subs = {t[i:j] for t in glued for i in range(len(t)) for j in range(i + SPLIT_MIN_CHARS, len(t) + 1)}
+        df = self._df(sorted(subs))
+        out: list[str] = []
+        for t in terms:
+            if t not in glued or df.get(t):
+                out.append(t)
+                continue
+            parts: list[str] = []
+            i = 0
+            while i < len(t):
+                j = next((j for j in range(len(t), i + SPLIT_MIN_CHARS - 1, -1) if df.get(t[i:j])), None)
+                if j is None:
+                    i += 1
+                else:
+                    parts.append(t[i:j])
+                    i = j
+            out.extend(parts or [t])
+        return list(dict.fromkeys(out))

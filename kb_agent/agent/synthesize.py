@@ -92,7 +92,7 @@ def rank_units(
     alone), the item's grade, exact terms named, code for "how do I" questions; units in the other
     language rank lower when the question's language is present.
     """
-    terms = question_terms(question)
+    terms = question_terms(question, term_weights)
     weights = term_weights(terms) if terms else {}
     how = bool(_HOW.search(question))
     q_lang = question_language(question)
@@ -244,7 +244,7 @@ def extractive_answer(
         focus = [] if subjects else focus_terms(question, term_weights, exact_terms)
         if focus:  # the answer is about the thing the question names: units that name it, when there are any
             ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text)] or ranked
-        chosen = _complete_intros(_choose(ranked, subjects, question_terms(question)), cache)
+        chosen = _complete_intros(_choose(ranked, subjects, question_terms(question, term_weights)), cache)
     if not chosen:
         return Draft("", (), 0.0)
     shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
@@ -289,7 +289,7 @@ def question_names(question: str, exact_terms: Sequence[str] = ()) -> list[str]:
 
 def focus_terms(question: str, term_weights: TermWeights, exact_terms: Sequence[str] = ()) -> list[str]:
     """The terms an answer must mention one of: the question's rare named terms, rarest first."""
-    terms = question_terms(question)
+    terms = question_terms(question, term_weights)
     weights = term_weights(terms) if terms else {}
     named = {t for w in question_names(question, exact_terms) for t in tokenize(w)}
     rare = [t for t in terms if t in named and weights.get(t, 0.0) >= FOCUS_MIN_WEIGHT and not t.isdigit()]

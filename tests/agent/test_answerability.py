@@ -184,3 +184,16 @@ def test_an_unspaced_chinese_question_is_answered(tmp_path: Path) -> None:
 
 def has_cjk_only(term: str) -> bool:
     return bool(term) and all("\u4e00" <= c <= "\u9fff" for c in term)
+
+
+def test_a_name_glued_to_the_next_character_is_split_into_the_kbs_own_term() -> None:
+    from kb_agent.agent.grade import question_terms
+
+    seen = {"索莫尼": 2, "索莫尼自": 1, "发行": 36, "开始": 168}
+    weights = idf_weights(lambda ts: {t: seen[t] for t in ts if t in seen}, 1000, literal_files=lambda t: 0)
+    plain = question_terms("索莫尼是什么时候开始发行的？")
+    assert "索莫尼是" in plain, "jieba glues the name to 是 in the question (the premise of this test)"
+    terms = question_terms("索莫尼是什么时候开始发行的？", weights)
+    assert "索莫尼" in terms and "索莫尼是" not in terms, terms
+    assert weights(terms)["索莫尼"] > 0
+    assert question_terms("怎么配置超时？", weights) == question_terms("怎么配置超时？"), "a dictionary word is never split"
