@@ -230,8 +230,8 @@ def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
                 used.add(code_j)
             got = _paragraph_units(path, lines, blocks, j, code_j, prev, crumbs)
             if label is not None and got:
-                first = got[0]
-                got[0] = _unit(path, lines, label[0], first.end_line, first.kind, f"{label[1]} {first.text}".strip(), first.code, crumbs)
+                head = got[0]
+                got[0] = _unit(path, lines, label[0], head.end_line, head.kind, f"{label[1]} {head.text}".strip(), head.code, crumbs)
             label = None
             units.extend(got)
             if code_j is not None and blocks[code_j].kind in CODE_KINDS:  # a long fence's later entries
