@@ -16,6 +16,7 @@ from kb_agent.agent.subjects import comparison_subjects, covers, mention_target,
 from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
 from kb_agent.corpus.chunking import weight
 from kb_agent.index.tokenize import has_cjk, is_dictionary_word, matching_terms, tokenize
+from kb_agent.retrieval.rerank import asks_how
 from kb_agent.types import Evidence
 
 # the synthesizer sees at most this many items (DESIGN)
@@ -48,7 +49,6 @@ NOT_IN_KB = "The knowledge base does not answer this question."
 # lines answer only questions about versions and changes
 _CHANGELOG = re.compile(r"(^|/)(change[-_ ]?log|changes|history|news|release[-_ ]?notes|releases)(\.[a-z-]+)?\.(md|markdown|mdx)$", re.I)
 _ASKS_CHANGES = re.compile(r"\b(version|release[sd]?|changelog|changed?|changes|added|deprecated|removed|since|upgrade)\b|版本|发布|更新|变更|弃用|新增", re.I)
-_HOW = re.compile(r"\bhow\s+(do|does|can|could|should|to|would)\b|\b(command|run|install|create|start|set ?up|configure)\b|怎么|如何|怎样|命令|运行|安装", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +94,7 @@ def rank_units(
     """
     terms = question_terms(question, term_weights)
     weights = term_weights(terms) if terms else {}
-    how = bool(_HOW.search(question))
+    how = asks_how(question)
     q_lang = question_language(question)
     best: dict[tuple[str, int, int], ScoredUnit] = {}
     lead_terms = [t for t in exact_terms if len(t) > 2] or [t for t in terms if len(t) > 3]

@@ -3,6 +3,7 @@ its file's fused rank, so the first hit points at the lines that answer (issue 9
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -32,6 +33,20 @@ TOP_FILES = 5
 MIN_CANDIDATES = 60
 
 
+# a passage that holds code (a fence, a `$ ` prompt, a line that is one inline code span) and shares a
+# word with the query gets this much more when the query asks how to do something: the command is
+# what such a question wants (dev splits: span MRR@10 0.738 → 0.757 at 0.1; 0.25 and 0.5 scored less)
+CODE_BONUS = 0.1
+_CODE_LINE = re.compile(r"^\s*(```|~~~|\$ |`[^`]+`\s*$)", re.M)
+_HOW = re.compile(r"\bhow\s+(do|does|can|could|should|to|would)\b|\b(command|run|install|create|start|set ?up|configure)\b|"
+                  r"怎么|如何|怎样|命令|运行|安装", re.I)
+
+
+def asks_how(query: str) -> bool:
+    """Does the query ask how to do something (or for a command)?"""
+    return _HOW.search(query) is not None
+
+
 @dataclass(slots=True)
 class _Candidate:
     ev: Evidence
@@ -40,9 +55,11 @@ class _Candidate:
     fused: float = 0.0
     base: Evidence | None = None  # the fused hit it overlaps (its ranks go into --explain)
 
+    code: float = 0.0  # CODE_BONUS for a passage with code when the query asks how to do something
+
     @property
     def score(self) -> float:
-        return LEXICAL_WEIGHT * self.lexical + SEMANTIC_WEIGHT * self.semantic + FUSED_WEIGHT * self.fused
+        return LEXICAL_WEIGHT * self.lexical + SEMANTIC_WEIGHT * self.semantic + FUSED_WEIGHT * self.fused + self.code
 
 
 def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: Sequence[Evidence], k: int, *, pooled: Sequence[Evidence] = ()) -> list[Evidence]:
@@ -94,7 +111,10 @@ def rank_passages(r: Retriever, query: str, fused: list[Evidence], vector_hits: 
     sims_by_path: dict[str, list[tuple[int, int, float]]] = {}
     for (path, a, b), cosine in sims.items():
         sims_by_path.setdefault(path, []).append((a, b, cosine))
+    how = asks_how(query)
     for c, lx in zip(cands, lex):
+        if how and lx > 0 and _CODE_LINE.search(c.ev.text):
+            c.code = CODE_BONUS
         c.lexical = lx / best_lex
         c.fused = file_fused.get(c.ev.path, 0.0) / best_fused
         sim = max((s for a, b, s in sims_by_path.get(c.ev.path, ()) if a <= c.ev.end_line and c.ev.start_line <= b), default=None)
@@ -134,7 +154,7 @@ def _result(c: _Candidate, crumbs: tuple[str, ...]) -> Evidence:
     """The passage as a hybrid hit: its combined score, the breadcrumb of its focus line, and in
     `explain` the fused hit's ranks and the three signals."""
     explain = dict(c.base.explain) if c.base is not None else {}
-    explain["passage"] = {"lexical": round(c.lexical, 4), "semantic": round(c.semantic, 4), "fused": round(c.fused, 4), "from": c.ev.tool}
+    explain["passage"] = {"lexical": round(c.lexical, 4), "semantic": round(c.semantic, 4), "fused": round(c.fused, 4), "code": c.code, "from": c.ev.tool}
     if c.base is not None and c.base.location != c.ev.location:
         explain["moved_from"] = c.base.location
     return replace(c.ev, score=round(c.score, 4), tool="hybrid", heading_path=crumbs, explain=explain)

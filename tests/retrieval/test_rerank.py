@@ -111,7 +111,7 @@ def test_signals_are_scaled_and_added_with_their_weights(kb: Path, r: Retriever)
     for h in hits:
         p = h.explain["passage"]
         assert all(0.0 <= p[s] <= 1.0 for s in ("lexical", "semantic", "fused"))
-        expected = rerank.LEXICAL_WEIGHT * p["lexical"] + rerank.SEMANTIC_WEIGHT * p["semantic"] + rerank.FUSED_WEIGHT * p["fused"]
+        expected = rerank.LEXICAL_WEIGHT * p["lexical"] + rerank.SEMANTIC_WEIGHT * p["semantic"] + rerank.FUSED_WEIGHT * p["fused"] + p["code"]
         assert h.score == pytest.approx(expected, abs=1e-3)
         assert h.tool == "hybrid" and "ranks" in h.explain or p["from"] == "window"
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
@@ -181,3 +181,39 @@ def test_a_kb_of_short_files_keeps_the_fused_order(tmp_path: Path) -> None:
         hits = r.hybrid(QUESTION, k=8)
     assert [h.location for h in hits] == [ev.location for ev in fused[:8]]
     assert all("passage" not in h.explain for h in hits)
+
+
+# two passages with the same words: a sentence about restoring, and the step with its command
+HOWTO = "\n".join([
+    "# Restore",
+    "",
+    "## Background",
+    "",
+    "Restoring from a backup replaces a table.",
+    "",
+    *(f"Note {i}: the team keeps this page." for i in range(30)),
+    "",
+    "## Steps",
+    "",
+    "- Restore the table from a backup:",
+    "",
+    "```shell",
+    "br restore --db shop --name orders",
+    "```",
+    "",
+])
+
+
+def test_a_how_to_question_prefers_the_passage_with_the_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "kb"
+    root.mkdir()
+    (root / "restore.md").write_text(HOWTO, encoding="utf-8")
+    build_index(hash_settings(root))
+    target = _line(root, "restore.md", "br restore --db")
+    fused = [_whole(root, "restore.md", 0.033)]
+    with Retriever(hash_settings(root)) as r:
+        hits = rank_passages(r, "How do I restore a table from a backup?", fused, [], k=3)
+        assert hits[0].start_line <= target <= hits[0].end_line, [(h.location, h.explain["passage"]) for h in hits]
+        assert hits[0].explain["passage"]["code"] == rerank.CODE_BONUS
+        plain = rank_passages(r, "restore a table from a backup", fused, [], k=3)
+        assert not plain[0].start_line <= target <= plain[0].end_line, "without the question form the two tie and the first in the file leads (the premise)"
