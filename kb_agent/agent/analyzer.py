@@ -252,9 +252,21 @@ def comparison_subjects(question: str) -> list[str]:
         m = pattern.search(q)
         if m:
             a, b = m.group("a").strip(" ,，"), m.group("b").strip(" ,，")
-            if a and b and a.lower() != b.lower():
+            if distinct_subjects(a, b):
                 return [a, b]
     return []
+
+
+# a command-line option (`-F`, `--force`): its case is its meaning (`tail -f` is not `tail -F`)
+OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+
+
+def distinct_subjects(a: str, b: str) -> bool:
+    """Two different things to compare: not the same words in another case, unless an option's case
+    is what tells them apart (`tail -f` and `tail -F`)."""
+    if not a or not b or a == b:
+        return False
+    return a.lower() != b.lower() or bool(OPTION.search(a))
 
 
 def is_simple(question: str) -> bool:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 
 from kb_agent.agent.analyzer import LATIN_WORD_CHARS as _L
+from kb_agent.agent.analyzer import OPTION, distinct_subjects
 from kb_agent.agent.analyzer import comparison_subjects as _analyzer_subjects
 from kb_agent.index.tokenize import matching_terms, tokenize
 from kb_agent.types import Evidence
@@ -46,7 +47,7 @@ def comparison_subjects(question: str) -> list[str]:
         m = pattern.search(question.strip())
         if m:
             a, b = m.group("a").strip(" ,，的"), m.group("b").strip(" ,，的")
-            if a and b and a.lower() != b.lower():
+            if distinct_subjects(a, b):
                 return [a, b]
     return []
 
@@ -69,11 +70,13 @@ def subject_terms(subject: str) -> list[str]:
 def covers(subject: str, texts: Iterable[str]) -> bool:
     """True when one of `texts` holds all of the subject's content tokens (at least half for long subjects)."""
     terms = subject_terms(subject)
-    if not terms:
+    options = OPTION.findall(subject)
+    if not terms and not options:
         return True
     need = len(terms) if len(terms) <= 2 else (len(terms) + 1) // 2
     for text in texts:
-        if len(matching_terms(terms, text)) >= need:
+        # an option is matched as written, case and all (`-F` is not `-f`, `--force` is not `--force-with-lease`)
+        if len(matching_terms(terms, text)) >= need and all(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text) for o in options):
             return True
     return False
 

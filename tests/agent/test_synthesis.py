@@ -211,3 +211,17 @@ def test_a_translated_example_whose_placeholders_differ_is_shown_once(tmp_path: 
     draft = extractive_answer("怎么把 tar 归档解压到目录？", items, UnitCache(tmp_path))
     assert [s.path for s in draft.sources] == ["pages.zh/common/tar.md"], draft.body
     assert "{{路径/到/目录}}" in draft.body and "path/to" not in draft.body
+
+
+def test_options_that_differ_only_in_case_are_two_subjects(tmp_path: Path) -> None:
+    from kb_agent.agent.subjects import covers
+
+    assert comparison_subjects("What's the difference between tail -f and tail -F?") == ["tail -f", "tail -F"]
+    assert comparison_subjects("tail -f 和 tail -F 有什么区别？") == ["tail -f", "tail -F"]
+    assert comparison_subjects("PUT vs put") == [], "the same word in another case is one thing"
+    assert not covers("tail -F", ["tail -f follows the descriptor"]) and covers("tail -F", ["tail -F retries the name"])
+    assert not covers("--force", ["git push --force-with-lease"]), "an option is matched whole"
+    write(tmp_path, "tail.md", "# tail\n\n- Follow a file by descriptor:\n\n`tail -f app.log`\n\n- Follow a file by name, retrying:\n\n`tail -F app.log`\n")
+    items = [(evidence_from(tmp_path, "tail.md", 1, 9, score=0.9, tool="x"), 0.9)]
+    draft = extractive_answer("What's the difference between tail -f and tail -F?", items, UnitCache(tmp_path))
+    assert "`tail -f app.log`" in draft.body and "`tail -F app.log`" in draft.body and not draft.uncovered, draft.body
