@@ -141,6 +141,10 @@ def deterministic_scores(
 CHINESE_PROBES = ("的", "是", "在", "和", "了")
 # idf_weights marks a term the index has never seen by giving it exactly this weight
 UNKNOWN_TERM_WEIGHT = 4.0
+# a Chinese dictionary word this long is a term of art (防火墙, 服务器), named as a name is in English;
+# shorter ones are everyday words a question may put differently (改成 for 修改为, 关掉 for 关闭): a KB
+# that never writes one says nothing about whether it answers
+CJK_NAME_MIN_CHARS = 3
 
 
 def unknown_terms(weights: dict[str, float]) -> frozenset[str]:
@@ -231,9 +235,10 @@ class IdfWeights:
     term the index never saw as a word but whose characters stand together in the KB's files is a
     segmentation artefact of the question (jieba's "写测试前要先装" → "前要", "先装"): it weighs 0,
     neither evidence of absence nor a word to match; so does an unseen CJK term that is no dictionary
-    word (jieba's fallback glued characters it could not place), and every CJK term when the KB holds
-    no Chinese at all (a Chinese question about English pages). Only an unseen dictionary word (超时)
-    or Latin word is evidence that the topic is absent. `split_unseen` recovers the KB's words from
+    word (jieba's fallback glued characters it could not place) or an everyday two-character word
+    (改成, 超时: a question may word it differently), and every CJK term when the KB holds no Chinese at
+    all (a Chinese question about English pages). Only an unseen Chinese term of art (防火墙) or Latin
+    word is evidence that the topic is absent. `split_unseen` recovers the KB's words from
     such glue before weighing (索莫尼是 → 索莫尼, the name the KB writes).
     """
 
@@ -263,7 +268,7 @@ class IdfWeights:
         for t in terms:
             if df.get(t):
                 out[t] = min(bm25_idf(self._n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_dictionary_word(t)):
+            elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_dictionary_word(t) or len(t) < CJK_NAME_MIN_CHARS):
                 out[t] = 0.0
             else:
                 out[t] = UNKNOWN_TERM_WEIGHT

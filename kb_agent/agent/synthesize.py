@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
 from kb_agent.agent.analyzer import named_words
-from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, question_terms, uniform_weights
+from kb_agent.agent.grade import CJK_NAME_MIN_CHARS, UNKNOWN_TERM_WEIGHT, TermWeights, question_terms, uniform_weights
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
@@ -274,11 +274,6 @@ def extractive_answer(
 # units (text, headings, path) holds any such term is about something else. Ordinary words do not count,
 # however rare ("bad", "cost", 关掉): a question may word them differently from the documents.
 FOCUS_MIN_WEIGHT = 3.0
-
-
-# a Chinese dictionary word this long is a term of art (反向代理, 负载均衡), named as a name is in English;
-# shorter ones are everyday words a question may put differently (关掉 for 关闭)
-CJK_NAME_MIN_CHARS = 3
 
 
 def question_names(question: str, exact_terms: Sequence[str] = ()) -> list[str]:

@@ -92,10 +92,11 @@ def test_question_segmentation_artefacts_weigh_nothing() -> None:
     written = {"前要"}  # the KB's text holds these characters together, but never as a word
 
     weights = idf_weights(lambda ts: {t: seen[t] for t in ts if t in seen}, 100, literal_files=lambda t: int(t in written))
-    w = weights(["测试", "前要", "先装", "超时"])
+    w = weights(["测试", "前要", "先装", "改成", "防火墙"])
     assert w["前要"] == 0.0, "written in the KB, only not as a word: an artefact of cutting the question"
     assert w["先装"] == 0.0, "nowhere in the KB, but no word either (jieba glued two characters of 写测试前要先装): an artefact too"
-    assert w["超时"] == UNKNOWN_TERM_WEIGHT, "a word the KB never writes: evidence the topic is absent"
+    assert w["改成"] == 0.0, "an everyday two-character word the KB words differently (修改为): no evidence either way"
+    assert w["防火墙"] == UNKNOWN_TERM_WEIGHT, "a term of art the KB never writes: evidence the topic is absent"
     assert 0 < w["测试"] < UNKNOWN_TERM_WEIGHT
 
 
