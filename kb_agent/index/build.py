@@ -277,6 +277,8 @@ def _run(
         pending = cat.pending_count()
         if not changes and not removed and not was_dirty and stored is not None and not pending:
             # nothing for the lexical or vector phase; the question phase may still have work
+            if cat.get_meta("store_settled") != STORE_SETTLED and cat.get_meta("collection"):
+                _settle(settings, index_dir, cat)
             quiet = _question_phase(settings, cat, questions, notify, should_pause) if questions is not None else None
             return IndexReport(root=str(root), unchanged=scanned.unchanged, skipped=tuple(skipped), warnings=tuple(warnings), chunks_total=cat.bm25_stats()[0],
                                duration_s=time.perf_counter() - started, questions=quiet)
@@ -331,6 +333,10 @@ def _run(
 
         first = (*indexed, *updated) if paths is not None else ()  # a watch update's own files before any backlog
         embedded, left = embed_pending(cat, store, embedder, batch=settings.embedding_batch_size, on_batch=on_batch, should_pause=should_pause, first=first)
+        if cat.get_meta("store_settled") != STORE_SETTLED:
+            store.settle()
+            cat.set_meta("store_settled", STORE_SETTLED)
+            cat.conn.commit()
         if not left:
             cat.set_meta("built_at", str(time.time()))
             cat.conn.commit()
@@ -360,6 +366,18 @@ def _collection_for(root: Path, fp: dict[str, object]) -> str:
     from kb_agent.index.vectors import collection_name
 
     return collection_name(root, json.dumps(fp, sort_keys=True))
+
+
+# catalog meta "store_settled": the collection's graph was written to disk under the writer's sync threshold
+# (vectors.VectorStore.settle); an index from before has it unset and is settled by its next `kb index`
+STORE_SETTLED = "1"
+
+
+def _settle(settings: Settings, index_dir: Path, cat: Catalog) -> None:
+    """Open the collection as its writer (older collections get the sync threshold) and settle it once."""
+    _open_store(settings, index_dir, cat.get_meta("collection") or "").settle()
+    cat.set_meta("store_settled", STORE_SETTLED)
+    cat.conn.commit()
 
 
 def _open_store(settings: Settings, index_dir: Path, name: str) -> VectorStore:

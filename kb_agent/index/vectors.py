@@ -284,6 +284,18 @@ class VectorStore:
             raise self._wrap(e) from None
         return out
 
+    def settle(self) -> None:
+        """Make Chroma write its graph to disk now: it persists only on a write once `sync_threshold`
+        records are unsaved, so a collection an older kb wrote (threshold 1,000) keeps up to 999
+        records that every process re-inserts into a graph of its own until something is written.
+        One record written back unchanged is that write (the graph on disk then holds all records)."""
+        try:
+            got = self._col.get(limit=1, include=["embeddings", "metadatas"])
+            if got["ids"]:
+                self._col.upsert(ids=got["ids"], embeddings=got["embeddings"], metadatas=got["metadatas"])
+        except Exception as e:
+            raise self._wrap(e) from None
+
     def all_ids(self) -> set[str]:
         out: set[str] = set()
         try:

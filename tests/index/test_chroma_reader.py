@@ -141,3 +141,56 @@ def test_a_collection_from_an_older_kb_gets_the_writers_sync_threshold(tmp_path:
     assert (hnsw["space"], hnsw["sync_threshold"]) == ("cosine", HNSW_CONFIG["sync_threshold"])
     fresh = VectorStore(hash_settings(tmp_path), index_dir, "kb_newer", create=True)
     assert fresh._col.configuration_json["hnsw"]["sync_threshold"] == HNSW_CONFIG["sync_threshold"]
+
+
+def _unsaved(chroma_dir: Path) -> int:
+    """Records the HNSW graph on disk does not hold (Chroma re-inserts them in every process that opens it)."""
+    import sqlite3
+
+    conn = sqlite3.connect(chroma_dir / "chroma.sqlite3")
+    try:
+        (top,) = conn.execute("SELECT max(seq_id) FROM embeddings_queue").fetchone()
+        saved = conn.execute("SELECT m.seq_id FROM max_seq_id m JOIN segments s ON s.id = m.segment_id WHERE s.scope = 'VECTOR'").fetchone()
+    finally:
+        conn.close()
+    return int(top or 0) - int(saved[0] if saved else 0)
+
+
+def test_settling_an_older_collection_writes_its_graph_to_disk(tmp_path: Path) -> None:
+    """An older kb's collection (sync threshold 1,000) keeps its last records out of the graph on disk, and
+    every process re-inserts them into a graph of its own; one `kb index` settles it once (all records on disk)."""
+    import random
+
+    from kb_agent.index.build import STORE_SETTLED, build_index
+    from kb_agent.index.vectors import HNSW_CONFIG
+
+
+    root = tmp_path / "kb"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nSome text about caches.\n", encoding="utf-8")
+    build_index(hash_settings(root))
+    index_dir = root / ".kb"
+    name = collection(root)
+    # replace the collection by one as an older kb wrote it: default threshold, 300 records never saved
+    old = VectorStore(hash_settings(root), index_dir, name)._client  # kb's own client of this store
+    old.delete_collection(name)
+    col = old.create_collection(name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
+    rng = random.Random(3)
+    dim = len(get_embedder(hash_settings(root)).embed_query("x"))
+    col.add(ids=[f"id{i}" for i in range(300)], embeddings=[[rng.random() for _ in range(dim)] for _ in range(300)], metadatas=[{"path": "a.md"}] * 300)
+    assert _unsaved(index_dir / "chroma") >= 200, "the premise: an older collection leaves its records unsaved"
+    cat = Catalog.open(index_dir / "catalog.sqlite")
+    cat.conn.execute("DELETE FROM meta WHERE key = 'store_settled'")
+    cat.conn.commit()
+    cat.close()
+    del col, old
+
+    # a later `kb index`, in a process of its own; nothing changed: the quiet path settles the store
+    subprocess.run([sys.executable, "-m", "kb_agent", "index", "--kb", str(root)], check=True, capture_output=True, cwd=tmp_path,
+                   env=kb_free_env(KB_EMBEDDING_PROVIDER="hash"))
+    assert _unsaved(index_dir / "chroma") < HNSW_CONFIG["sync_threshold"]
+    cat = Catalog.open(index_dir / "catalog.sqlite", readonly=True)
+    try:
+        assert cat.get_meta("store_settled") == STORE_SETTLED
+    finally:
+        cat.close()
