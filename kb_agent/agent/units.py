@@ -155,8 +155,8 @@ class UnitCache:
         in order (a translation keeps its original's headings), or None when the two files do not
         have the same number of sections (an outdated or partial translation: no safe mapping)."""
         a, b = self.section_starts(rel), self.section_starts(twin)
-        if len(a) != len(b) or not self._lines.get(twin):
-            return None
+        if len(a) != len(b) or not self._lines.get(rel) or not self._lines.get(twin):
+            return None  # different sections, or a file gone (deleted since it was indexed)
         ends_a = [*(x - 1 for x in a[1:]), len(self._lines[rel])]
         ends_b = [*(x - 1 for x in b[1:]), len(self._lines[twin])]
 

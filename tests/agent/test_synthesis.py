@@ -225,3 +225,14 @@ def test_options_that_differ_only_in_case_are_two_subjects(tmp_path: Path) -> No
     items = [(evidence_from(tmp_path, "tail.md", 1, 9, score=0.9, tool="x"), 0.9)]
     draft = extractive_answer("What's the difference between tail -f and tail -F?", items, UnitCache(tmp_path))
     assert "`tail -f app.log`" in draft.body and "`tail -F app.log`" in draft.body and not draft.uncovered, draft.body
+
+
+def test_a_passage_whose_file_is_gone_brings_no_translation(tmp_path: Path) -> None:
+    write(tmp_path, "pages/common/tar.md", TLDR_EN)
+    write(tmp_path, "pages.zh/common/tar.md", TLDR_ZH)
+    items = [(evidence_from(tmp_path, "pages/common/tar.md", 1, 7, score=0.9, tool="x"), 0.9)]
+    (tmp_path / "pages/common/tar.md").unlink()  # deleted after it was indexed and retrieved
+    cache = UnitCache(tmp_path)
+    assert cache.aligned_range("pages/common/tar.md", 1, 7, "pages.zh/common/tar.md") is None
+    draft = extractive_answer("怎么把 tar 归档解压到目录？", items, cache)
+    assert not draft.sources
