@@ -24,8 +24,6 @@ MAX_CODE_LINES = 12
 UnitKind = str  # "item" | "paragraph" | "sentence" | "definition" | "row" | "code"
 Crumbs = Callable[[int], tuple[str, ...]]  # line -> heading breadcrumb
 
-_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?")
 # a sentence ends at . ! ? before a space or the end (not inside `cache.ttl_seconds`), or at 。！？
@@ -87,7 +85,7 @@ ALIGN_SLACK_LINES = 3
 # parsed files kept between answers (a chat session, an eval run), keyed by path, mtime and size so
 # an edited file is parsed again; a large KB's answers touch a few dozen files
 PARSED_FILES_KEPT = 256
-_PARSED: dict[tuple[str, int, int], tuple[list[str], list[AnswerUnit]]] = {}
+_PARSED: dict[tuple[str, int, int], tuple[list[str], list[AnswerUnit], list[int]]] = {}
 
 
 class UnitCache:
@@ -97,6 +95,7 @@ class UnitCache:
         self.root = root.resolve()
         self._units: dict[str, list[AnswerUnit]] = {}
         self._lines: dict[str, list[str]] = {}
+        self._sections: dict[str, list[int]] = {}  # each file's section starts (line 1, then its headings)
 
     def file_units(self, rel: str) -> list[AnswerUnit]:
         if rel not in self._units:
@@ -108,14 +107,14 @@ class UnitCache:
                 hit = _PARSED.get(key)
                 if hit is None:
                     lines = split_lines(full.read_text(encoding="utf-8", errors="replace"))
-                    hit = (lines, build_units(rel, lines))
+                    hit = (lines, *_parse(rel, lines))
                     if len(_PARSED) >= PARSED_FILES_KEPT:
                         _PARSED.pop(next(iter(_PARSED)))
                     _PARSED[key] = hit
             except (OSError, ValueError):
                 self._units[rel] = []
             else:
-                self._lines[rel], self._units[rel] = hit
+                self._lines[rel], self._units[rel], self._sections[rel] = hit
         return self._units[rel]
 
     def line_unit(self, rel: str, start: int, end: int, needle: str) -> AnswerUnit | None:
@@ -132,23 +131,9 @@ class UnitCache:
         return None
 
     def section_starts(self, rel: str) -> list[int]:
-        """The first line of each section: line 1, then every ATX heading outside code fences."""
+        """The first line of each section: line 1, then every heading of the file."""
         self.file_units(rel)
-        lines = self._lines.get(rel, [])
-        starts = [1]
-        fence = ""
-        for n, ln in enumerate(lines, 1):
-            m = _FENCE_OPEN.match(ln)
-            if m:
-                mark = m.group(1)
-                if not fence:
-                    fence = mark
-                elif mark[0] == fence[0] and len(mark) >= len(fence):
-                    fence = ""
-                continue
-            if not fence and _ATX.match(ln) and n > 1:
-                starts.append(n)
-        return starts
+        return self._sections.get(rel, [1])
 
     def aligned_range(self, rel: str, start: int, end: int, twin: str) -> tuple[int, int] | None:
         """Lines start..end of `rel` carried over to its translation `twin`: the same sections, counted
@@ -192,10 +177,16 @@ def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
     Returns:
         The units with exact 1-based line ranges.
     """
+    return _parse(path, lines)[0]
+
+
+def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
+    """The file's units (build_units) and its section starts (line 1, then each heading's line), from one parse."""
     fm = parse_front_matter(lines)
     blocks = parse_blocks(lines, fm.end_line)
     heads = headings_from_blocks(blocks)
     head_lines = [h.line for h in heads]
+    sections = [1, *(n for n in head_lines if n > 1)]
 
     def crumbs(line: int) -> tuple[str, ...]:
         trail: list[tuple[int, str]] = []
@@ -243,7 +234,7 @@ def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
         elif b.kind == "table":
             units.extend(_row_units(path, lines, blocks, b, crumbs))
     # an intro to a stub ("Remove dangling images:" over `# TODO: Command needed`) is no answer either
-    return [u for u in units if not (is_placeholder(u.code) if u.code else is_placeholder(u.text))]
+    return [u for u in units if not (is_placeholder(u.code) if u.code else is_placeholder(u.text))], sections
 
 
 def _unit(path: str, lines: list[str], start: int, end: int, kind: UnitKind, text: str, code: str, crumbs: Crumbs) -> AnswerUnit:

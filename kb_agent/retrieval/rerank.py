@@ -54,7 +54,6 @@ class _Candidate:
     semantic: float = 0.0
     fused: float = 0.0
     base: Evidence | None = None  # the fused hit it overlaps (its ranks go into --explain)
-
     code: float = 0.0  # CODE_BONUS for a passage with code when the query asks how to do something
 
     @property
