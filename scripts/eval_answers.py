@@ -51,6 +51,8 @@ SET_CORPORA = {
     "runbooks": ("runbooks.jsonl", "/work/evaldata/prometheus-runbooks"),  # absolute: fetched snapshot
     "cheats": ("cheats.jsonl", "/work/evaldata/cheats"),  # absolute: extracted snapshots (scripts/evalsets/README.md)
     "zhdocs": ("zhdocs.jsonl", "/work/evaldata/pingcap-docs-cn"),
+    # runbooks' English questions asked in Chinese (same gold, same split): Chinese readers of English docs
+    "runbooks_zh": ("runbooks_zh.jsonl", "/work/evaldata/prometheus-runbooks"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -238,7 +238,9 @@ class IdfWeights:
     word (jieba's fallback glued characters it could not place) or an everyday two-character word
     (改成, 超时: a question may word it differently), and every CJK term when the KB holds no Chinese at
     all (a Chinese question about English pages). Only an unseen Chinese term of art (防火墙) or Latin
-    word is evidence that the topic is absent. `split_unseen` recovers the KB's words from
+    word is evidence that the topic is absent; in a KB that holds Chinese, an unseen Chinese term whose English
+    gloss the KB writes (删除 → "delete", index/glosses.py) weighs what the gloss weighs. `split_unseen`
+    recovers the KB's words from
     such glue before weighing (索莫尼是 → 索莫尼, the name the KB writes).
     """
 
@@ -268,11 +270,27 @@ class IdfWeights:
         for t in terms:
             if df.get(t):
                 out[t] = min(bm25_idf(self._n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
+            elif has_cjk(t) and self._kb_has_chinese() and (gloss_df := self._gloss_df(t)):
+                # a KB in both languages writes the term only in English (删除 → "delete"): it weighs what
+                # its translation weighs, so the English page competes with the Chinese ones on all the
+                # question's words (in an English-only KB every Chinese term weighs 0, as before: the
+                # question is judged by the names it shares with the pages, glosses being too loose alone)
+                out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
             elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_dictionary_word(t) or len(t) < CJK_NAME_MIN_CHARS):
                 out[t] = 0.0
             else:
                 out[t] = UNKNOWN_TERM_WEIGHT
         return out
+
+    def _gloss_df(self, term: str) -> int:
+        """Chunks holding the commonest of the term's English glosses (all of a gloss's words), 0 for none."""
+        from kb_agent.index.glosses import glosses
+
+        phrases = [toks for toks in (tokenize(p, drop_stopwords=True) for p in glosses(term)) if toks]
+        if not phrases:
+            return 0
+        df = self._df(sorted({t for toks in phrases for t in toks}))
+        return max(min(df.get(t, 0) for t in toks) for toks in phrases)
 
     def split_unseen(self, terms: Sequence[str]) -> list[str]:
         """Each unseen CJK term that is no dictionary word replaced by the KB terms it holds, longest

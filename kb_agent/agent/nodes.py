@@ -22,9 +22,10 @@ from kb_agent.agent.grade import (
     deterministic_scores,
     missing_keywords,
     question_pool,
+    question_terms,
     uniform_weights,
 )
-from kb_agent.agent.plan import ALL_TOOLS, STEP_TIMEOUT_S, PlanRequest, make_plan
+from kb_agent.agent.plan import ALL_TOOLS, ENGLISH_OBJECTIVE, STEP_TIMEOUT_S, PlanRequest, make_plan
 from kb_agent.agent.schemas import GradeBatch, RouteDecision, SynthesizedAnswer
 from kb_agent.agent.state import ConversationState, IterationGrade, RetrievalState
 from kb_agent.agent.subjects import comparison_subjects, mention_route, subject_gaps
@@ -38,6 +39,8 @@ from kb_agent.agent.synthesize import (
 )
 from kb_agent.agent.units import UnitCache
 from kb_agent.errors import InvalidQuery, LlmError
+from kb_agent.index.glosses import english_query
+from kb_agent.index.tokenize import has_cjk
 from kb_agent.llm.retry import MeteredModel, RetryPolicy, complete_structured, complete_with_retry
 from kb_agent.retrieval.query import MAX_QUESTION_CHARS as MAX_QUESTION_CHARS  # chat/repl.py reads it here
 from kb_agent.retrieval.query import clean_query, clean_text
@@ -207,6 +210,7 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
         missing=missing,
         safety_net=not state.get("tool_override"),
         names=tuple(named_words(state["question"])),
+        english=english_query(state["question"], question_terms(state["question"])) if not missing else "",
     )
     steps = make_plan(req)
     if not steps:
@@ -220,7 +224,8 @@ def tool_exec(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str,
     """Run the plan's steps (ready ones in parallel), record each, merge the evidence."""
     results = execute_plan(state.get("plan", []), deps.tools, filters=state.get("filters") or SearchFilters(),
                            iteration=state.get("iteration", 1), on_event=deps.emit)
-    evidence = [e for r in results for e in r.evidence]
+    english = {s.step_id for s in state.get("plan", []) if s.objective == ENGLISH_OBJECTIVE}
+    evidence = [e for r in results for e in r.evidence if r.record.step_id not in english or not has_cjk(e.text)]
     statuses = [f"{r.record.step_id}:{r.record.status}" for r in results]
     run.detail = f"{len(evidence)} hits ({', '.join(statuses)})"
     for r in results:

@@ -13,6 +13,9 @@ STEP_TIMEOUT_S = 20.0
 # grep keeps only the rarest few terms of a long input; beyond this many words it is the wrong tool
 GREP_MAX_INPUT_WORDS = 8
 ALL_TOOLS: tuple[StepTool, ...] = ("hybrid", "vector", "grep", "files", "related")
+# the objective of the step that searches a Chinese question's words in English: it looks for English
+# pages, so only its passages without Chinese are kept (the Chinese ones the question itself reaches)
+ENGLISH_OBJECTIVE = "hybrid search with the question's words in English"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,7 @@ class PlanRequest:
     missing: tuple[str, ...] = ()  # set for REFINE: terms no kept passage covers
     safety_net: bool = True  # False when the user pinned one tool (`--tool`): plan only that tool
     names: tuple[str, ...] = ()  # words the question writes as names (`Flask`, `AWS Lambda`), not exact terms
+    english: str = ""  # a Chinese question's search words in English (index/glosses.py), '' otherwise
 
 
 def candidate_inputs(tool: str, req: PlanRequest) -> list[str]:
@@ -127,6 +131,9 @@ def make_plan(req: PlanRequest) -> list[PlanStep]:
             break
     if req.safety_net and steps:
         _add_safety_net(req, steps, add)
+        if req.english:
+            # a Chinese question over English pages shares no word with them: search their words too
+            add("hybrid", [req.english], ENGLISH_OBJECTIVE)
     return steps
 
 

@@ -191,7 +191,22 @@ def matching_terms(terms: Iterable[str], text: str) -> set[str]:
     if not want:
         return set()
     have = set(tokenize(text))
-    return {t for t in want if t in have or (has_cjk(t) and t in text)}
+    got = {t for t in want if t in have or (has_cjk(t) and t in text)}
+    if len(got) < len(want) and not has_cjk(text):
+        # a Chinese term matches an English text that writes its translation (删除 ~ "delete")
+        got.update(t for t in want if t not in got and has_cjk(t) and _written_in_english(t, have))
+    return got
+
+
+def _written_in_english(term: str, have: set[str]) -> bool:
+    from kb_agent.index.glosses import glosses
+
+    return any(all(tok in have for tok in toks) for toks in _gloss_tokens(term, glosses(term)))
+
+
+@lru_cache(maxsize=8192)
+def _gloss_tokens(term: str, phrases: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(toks for toks in (tuple(tokenize(p, drop_stopwords=True)) for p in phrases) if toks)
 
 
 

@@ -25,6 +25,7 @@ EVAL = next((p for p in (HERE.parents[2] / "shared" / "eval", HERE.parents[3] / 
 CORPORA = {
     "fastapi.jsonl": EVAL / "fastapi_docs",
     "runbooks.jsonl": Path("/work/evaldata/prometheus-runbooks"),
+    "runbooks_zh.jsonl": Path("/work/evaldata/prometheus-runbooks"),
     "cheats.jsonl": Path("/work/evaldata/cheats"),
     "zhdocs.jsonl": Path("/work/evaldata/pingcap-docs-cn"),
 }

@@ -1,0 +1,125 @@
+"""A Chinese question over English pages: its words' English glosses (CC-CEDICT) match the words the
+page writes, and the plan searches them (index/glosses.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kb_agent.agent.plan import ENGLISH_OBJECTIVE, PlanRequest, make_plan
+from kb_agent.index.glosses import english_query, glosses, lookup
+from kb_agent.index.tokenize import matching_terms
+
+GIT_TIPS = """# Branching
+
+## List all local and remote branches
+
+```sh
+git branch -a
+```
+
+## Rename the current branch
+
+```sh
+git branch -m <new-branch-name>
+```
+
+## Delete remote branch
+
+```sh
+git push origin --delete <remote_branchname>
+```
+
+## Delete a local branch
+
+```sh
+git branch -d <local_branchname>
+```
+"""
+ZIP_ZH = """# zip
+
+zip 是一个应用广泛的跨平台的压缩工具，可以用来解压缩文件，或者对文件进行打包操作。
+
+## 实例
+
+从压缩包中删除文件：
+
+```shell
+zip -d myfile.zip smart.txt
+```
+
+把 /home/html 目录压缩成 html.zip：
+
+```shell
+zip -q -r html.zip /home/html
+```
+"""
+
+
+def test_glosses_are_short_english_phrases_commonest_first() -> None:
+    assert glosses("删除")[0] == "delete"
+    assert "remote" in glosses("远程") and "branch" in glosses("分支")
+    assert "close" in glosses("关闭") and "shut" in glosses("关闭"), "one sense 'to close; to shut (a window etc)' is two phrases, without 'to' and notes"
+    assert glosses("delete") == () and glosses("") == (), "only Chinese is looked up"
+    assert glosses("这不是一个词语吧") == ()
+    assert lookup(["删除", "x", "远程"]).keys() == {"删除", "远程"}
+
+
+def test_english_query_translates_the_chinese_words_and_keeps_the_latin_ones() -> None:
+    q = english_query("如何删除远程分支？", ["删除", "远程", "分支"])
+    assert {"delete", "remote", "branch"} <= set(q.split()), q
+    assert english_query("git 怎么删除分支？", ["git", "删除", "分支"]).startswith("git "), "names are kept as written"
+    assert english_query("How do I delete a remote branch?", ["delet", "remot", "branch"]) == ""
+    assert english_query("统计信息", ["统计信息", "统计", "信息"]).split()[0] == "statistics", "the whole word is glossed, not its parts"
+
+
+def test_a_chinese_term_matches_an_english_text_that_writes_its_translation() -> None:
+    assert matching_terms(["删除", "远程", "分支"], "Delete remote branch") == {"删除", "远程", "分支"}
+    assert matching_terms(["删除", "分支"], "Rename the current branch") == {"分支"}
+    assert matching_terms(["关闭"], "disable it") == set(), "only the dictionary's translations count"
+    assert matching_terms(["删除"], "用 delete 参数") == set(), "a Chinese text is matched as written, never through glosses"
+    assert matching_terms(["删除"], "用 -d 参数删除文件") == {"删除"}
+
+
+def _request(question: str, english: str, *, safety_net: bool = True) -> PlanRequest:
+    return PlanRequest(question=question, routing=("hybrid",), exact_terms=(), keywords=("删除", "远程", "分支"), sub_questions=(),
+                       fast_path=True, iteration=1, tried=frozenset(), top_k=10, safety_net=safety_net, english=english)
+
+
+def test_a_chinese_question_also_searches_its_english_words() -> None:
+    steps = make_plan(_request("如何删除远程分支？", "delete remote branch"))
+    assert [(s.tool, s.tool_input, s.objective) for s in steps][-1] == ("hybrid", "delete remote branch", ENGLISH_OBJECTIVE)
+    assert ENGLISH_OBJECTIVE not in [s.objective for s in make_plan(_request("如何删除远程分支？", ""))]
+    assert ENGLISH_OBJECTIVE not in [s.objective for s in make_plan(_request("如何删除远程分支？", "delete", safety_net=False))], "a pinned --tool plans only that tool"
+
+
+def test_a_chinese_question_is_answered_from_an_english_page(tmp_path: Path) -> None:
+    """End to end with the bundled embedder: the English page is the only one that answers, and a Chinese
+    page that writes 删除 about something else competes for it."""
+    from kb_agent.agent.engine import Engine
+    from kb_agent.index.build import build_index
+    from kb_agent.settings import Settings
+
+    (tmp_path / "git").mkdir()
+    (tmp_path / "git" / "branching.md").write_text(GIT_TIPS, encoding="utf-8")
+    (tmp_path / "cmd").mkdir()
+    (tmp_path / "cmd" / "zip.md").write_text(ZIP_ZH, encoding="utf-8")
+    settings = Settings(root=tmp_path, _env_file=None)  # type: ignore[call-arg]
+    build_index(settings)
+    answer = Engine(settings).answer_query("如何删除远程分支？")
+    assert answer.found, answer.text
+    assert "git push origin --delete <remote_branchname>" in answer.text, answer.text
+    assert answer.citations[0].path == "git/branching.md" or any(c.path == "git/branching.md" for c in answer.citations)
+
+
+def test_a_chinese_term_a_mixed_kb_writes_only_in_english_weighs_what_its_gloss_weighs() -> None:
+    from kb_agent.agent.grade import idf_weights
+    from kb_agent.index.tokenize import tokenize
+    from kb_agent.retrieval.lexical import bm25_idf
+
+    english = {tokenize(w)[0]: df for w, df in (("delete", 3), ("remote", 2), ("branch", 4))}
+    mixed = {"的": 50, **english}
+    w = idf_weights(lambda ts: {t: mixed[t] for t in ts if t in mixed}, 100, literal_files=lambda t: 0)(["删除", "远程", "分支", "悬空"])
+    assert w["远程"] == bm25_idf(100, 2) and w["删除"] == bm25_idf(100, 3)
+    assert w["悬空"] == 0.0, "no gloss of it is written: an everyday word, no evidence either way"
+    only_english = idf_weights(lambda ts: {t: english[t] for t in ts if t in english}, 100, literal_files=lambda t: 0)(["删除", "远程"])
+    assert only_english == {"删除": 0.0, "远程": 0.0}, "an English-only KB judges a Chinese question by the names it shares"
