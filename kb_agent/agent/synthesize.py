@@ -46,8 +46,10 @@ OTHER_LANGUAGE_FACTOR = 0.7
 NOT_IN_KB = "The knowledge base does not answer this question."
 
 # a changelog records that something changed ("Add external link: Kafka with FastAPI"), not how to do it: its
-# lines answer only questions about versions and changes
-_CHANGELOG = re.compile(r"(^|/)(change[-_ ]?log|changes|history|news|release[-_ ]?notes|releases)(\.[a-z-]+)?\.(md|markdown|mdx)$", re.I)
+# lines answer only questions about versions and changes. A name that is also a topic (history, news,
+# changes, releases: a shell's `history` command page) is a changelog only in capitals, the convention
+# (HISTORY.md, NEWS.md); changelog and release-notes are changelogs in any case.
+_CHANGELOG = re.compile(r"(^|/)((?i:change[-_ ]?log|release[-_ ]?notes)|CHANGES|HISTORY|NEWS|RELEASES)(\.[A-Za-z-]+)?\.(?i:md|markdown|mdx)$")
 _ASKS_CHANGES = re.compile(r"\b(version|release[sd]?|changelog|changed?|changes|added|deprecated|removed|since|upgrade)\b|版本|发布|更新|变更|弃用|新增", re.I)
 
 

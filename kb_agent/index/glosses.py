@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 # a gloss longer than this many words is an explanation, not a translation a page would write
@@ -128,3 +128,76 @@ def english_query(question: str, terms: Iterable[str]) -> str:
         return ""
     latin = re.findall(r"[A-Za-z0-9][\w.\-/]*", question)
     return " ".join(dict.fromkeys([*latin, *words]))
+
+
+# an English word is searched as the Chinese words for it that the KB writes most, at most this many
+RENDERINGS_PER_WORD = 2
+_rendered: dict[str, tuple[str, ...]] = {}
+_TOKEN = re.compile(r"[a-z][a-z-]{2,}")
+
+
+def renderings(tokens: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """The Chinese words (2–4 characters) for each English index token (`tokenize`'s stemmed form, or a
+    two-word phrase such as "back up"): the entries one of whose first GLOSSES_PER_WORD senses is a word
+    or phrase with that token (ignor → 忽略 'to neglect; to overlook; to ignore'), shortest first."""
+    asked = [t for t in dict.fromkeys(tokens) if _TOKEN.fullmatch(t) or re.fullmatch(r"[a-z]+ [a-z]+", t)]
+    want = [t for t in asked if t not in _rendered]
+    if want:
+        with _lock:
+            _rendered.update(_scan_english(want))
+    return {t: _rendered.get(t, ()) for t in asked}
+
+
+def _scan_english(want: list[str]) -> dict[str, tuple[str, ...]]:
+    from kb_agent.index.tokenize import tokenize
+
+    found: dict[str, list[str]] = {t: [] for t in want}
+    text = _dictionary()
+    if not text:
+        return {t: () for t in want}
+    # the words a stem comes from: ignor → ignore, histori → history (each checked against the stem below)
+    forms = {f for t in want for f in (t, t + "e", t[:-1] + "y" if t.endswith("i") else t)}
+    alternation = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+    sense = re.compile(r"(?:/|; )(?:to |a |an |the )?(" + alternation + r")(?= \(|/|;)", re.I)
+    for m in sense.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        line = text[start : text.find("\n", m.end())]
+        head = re.match(r"\S+ ([\u3400-\u9fff]{2,4}) \[[^\]]*\] /(.*)/\r?$", line)
+        if head is None:
+            continue
+        phrases = [p for s in head.group(2).split("/") for p in _clean(s)][:GLOSSES_PER_WORD]
+        word = m.group(1).lower()
+        if word not in phrases:
+            continue
+        for t in {word, *(tokenize(word) if " " not in word else ())} & found.keys():  # "ignore" → ignor
+            if head.group(1) not in found[t]:
+                found[t].append(head.group(1))
+    return {t: tuple(sorted(v, key=len)) for t, v in found.items()}
+
+
+def chinese_words(question: str, written: Callable[[Sequence[str]], dict[str, int]] | None = None) -> str:
+    """An English question's content words in Chinese, each as the renderings the KB writes most (the
+    shortest without `written`); '' for a question with Chinese or with no word rendered."""
+    from kb_agent.index.tokenize import STOPWORDS, has_cjk, tokenize
+
+    if has_cjk(question):
+        return ""
+    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]+", question)]
+    pairs = [f"{a} {b}" for a, b in zip(words, words[1:])]  # "back up" → 备份, not "back" + "up"
+    tokens = [t for w in words if w not in STOPWORDS and len(w) > 2 for t in tokenize(w)]
+    found = renderings([*pairs, *tokens])
+    paired = {t for p, chinese in found.items() if " " in p and chinese for w in p.split() for t in tokenize(w)}
+    out: list[str] = []
+    for t, chinese in found.items():
+        if not chinese or t in paired:
+            continue
+        if written is not None:
+            df = written(list(chinese))
+            chinese = tuple(sorted((c for c in chinese if df.get(c)), key=lambda c: -df[c]))
+        out.extend(chinese[:RENDERINGS_PER_WORD])
+    return " ".join(dict.fromkeys(out))
+
+
+def rendered_in(tokens: Sequence[str], text: str) -> set[str]:
+    """The English index tokens whose Chinese renderings a (Chinese) text writes."""
+    return {t for t, chinese in renderings(tokens).items() if any(c in text for c in chinese)}

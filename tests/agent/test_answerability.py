@@ -81,6 +81,15 @@ def test_a_changelog_line_is_not_a_how_to_answer(tmp_path: Path) -> None:
     assert "aiokafka" in asked.body
 
 
+def test_a_page_named_history_is_a_changelog_only_in_capitals(tmp_path: Path) -> None:
+    """HISTORY.md / NEWS.md are changelogs by convention; a shell's `history` command page is a topic."""
+    write(tmp_path, "command/history.md", "# history\n\n环境变量`HISTSIZE`决定了历史文件中命令的存储数量，默认存储1000条。\n")
+    write(tmp_path, "HISTORY.md", "# History\n\n## 1.2.0\n\n* The HISTSIZE default is now 1000.\n")
+    items = [(evidence_from(tmp_path, p, 1, 5, score=0.9, tool="grep"), 0.8) for p in ("command/history.md", "HISTORY.md")]
+    draft = extractive_answer("HISTSIZE 默认存储多少条命令？", items, UnitCache(tmp_path), term_weights=rare("HISTSIZE"))  # type: ignore[arg-type]
+    assert {s.path for s in draft.sources} == {"command/history.md"}, draft.body
+
+
 def test_chinese_terms_match_inside_differently_cut_words() -> None:
     assert "关闭" in matching_terms(["关闭"], "可以把它关闭了以后再试")
     assert matching_terms(tokenize("cache"), "the caches are warm") == set(tokenize("cache")), "Latin terms match as stems"

@@ -1,12 +1,13 @@
-"""A Chinese question over English pages: its words' English glosses (CC-CEDICT) match the words the
-page writes, and the plan searches them (index/glosses.py)."""
+"""Questions in one language over pages in the other (index/glosses.py, CC-CEDICT): a Chinese question's
+words stand for their English glosses, an English question's words for the Chinese words the KB writes for
+them; the plan searches both, and the words match where their translation is written."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from kb_agent.agent.plan import ENGLISH_OBJECTIVE, PlanRequest, make_plan
-from kb_agent.index.glosses import english_query, glosses, lookup
+from kb_agent.agent.plan import CHINESE_OBJECTIVE, ENGLISH_OBJECTIVE, PlanRequest, make_plan
+from kb_agent.index.glosses import chinese_words, english_query, glosses, lookup, renderings
 from kb_agent.index.tokenize import matching_terms
 
 GIT_TIPS = """# Branching
@@ -123,3 +124,69 @@ def test_a_chinese_term_a_mixed_kb_writes_only_in_english_weighs_what_its_gloss_
     assert w["悬空"] == 0.0, "no gloss of it is written: an everyday word, no evidence either way"
     only_english = idf_weights(lambda ts: {t: english[t] for t in ts if t in english}, 100, literal_files=lambda t: 0)(["删除", "远程"])
     assert only_english == {"删除": 0.0, "远程": 0.0}, "an English-only KB judges a Chinese question by the names it shares"
+
+
+KILL_ZH = """# kill
+
+发送信号到进程。
+
+## 实例
+
+```shell
+kill -l   # 列出所有信号名称
+```
+
+下面是常用的信号。只有第9种信号(SIGKILL)才可以无条件终止进程，其他信号进程都有权利忽略。
+
+```shell
+kill -9 $(ps -ef | grep nginx | awk '{print $2}')
+```
+"""
+DEPLOY_EN = """# Deploy
+
+## Roll back
+
+Roll back a bad deploy with `app rollback --to previous`; the process takes a minute.
+"""
+
+
+
+def test_an_english_word_stands_for_the_chinese_words_the_kb_writes_for_it() -> None:
+    assert "信号" in renderings(["signal"])["signal"]
+    assert "忽略" in renderings(["ignore"])["ignore"], "a sense found after '; ' counts (to neglect; to overlook; to ignore)"
+    written = {"信号": 40, "进程": 30, "忽略": 5, "过程": 1}
+    q = chinese_words("Which signal can a process not ignore?", lambda ws: {w: written[w] for w in ws if w in written})
+    assert q.split()[:1] == ["信号"] and {"进程", "忽略"} <= set(q.split()), "the KB's own renderings, most written first"
+    assert "讯号" not in q, "a rendering the KB never writes is not searched"
+    assert chinese_words("list the commands", lambda ws: {"命令": 3} if "命令" in ws else {}) == "命令", "a plural is looked up as its stem"
+    assert chinese_words("如何删除远程分支？") == "", "a Chinese question is not rendered into Chinese"
+
+
+def test_an_english_term_matches_a_chinese_text_that_writes_its_rendering() -> None:
+    chinese_words("Which signal can a process not ignore?")
+    assert matching_terms(["signal", "ignor"], "其他信号进程都有权利忽略。") == {"signal", "ignor"}
+    assert matching_terms(["signal"], "a signal handler") == {"signal"}
+    assert matching_terms(["rollback"], "其他信号进程都有权利忽略。") == set()
+
+
+def test_an_english_question_also_searches_its_chinese_words() -> None:
+    req = _request("Which signal can a process not ignore?", "")
+    steps = make_plan(PlanRequest(**{**{f: getattr(req, f) for f in req.__dataclass_fields__}, "chinese": "信号 进程 忽略"}))
+    assert (steps[-1].tool, steps[-1].tool_input, steps[-1].objective) == ("hybrid", "信号 进程 忽略", CHINESE_OBJECTIVE)
+
+
+def test_an_english_question_is_answered_from_a_chinese_page(tmp_path: Path) -> None:
+    """End to end with the bundled embedder: only the Chinese page answers; an English page about a
+    process competes for it."""
+    from kb_agent.agent.engine import Engine
+    from kb_agent.index.build import build_index
+    from kb_agent.settings import Settings
+
+    (tmp_path / "command").mkdir()
+    (tmp_path / "command" / "kill.md").write_text(KILL_ZH, encoding="utf-8")
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "deploy.md").write_text(DEPLOY_EN, encoding="utf-8")
+    settings = Settings(root=tmp_path, _env_file=None)  # type: ignore[call-arg]
+    build_index(settings)
+    answer = Engine(settings).answer_query("Which signal can a process not ignore?")
+    assert answer.found and "SIGKILL" in answer.text, answer.text
