@@ -190,3 +190,23 @@ def test_an_english_question_is_answered_from_a_chinese_page(tmp_path: Path) -> 
     build_index(settings)
     answer = Engine(settings).answer_query("Which signal can a process not ignore?")
     assert answer.found and "SIGKILL" in answer.text, answer.text
+
+
+def test_the_dictionary_maps_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path: Path, monkeypatch: object) -> None:
+    import pytest
+
+    from kb_agent.index import glosses as G
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(G, "_maps", None)
+    assert G.glosses("删除")[0] == "delete"
+    [cached] = (tmp_path / "kb").glob("cedict-*.marshal")
+    cached.write_bytes(b"not marshal data")
+    monkeypatch.setattr(G, "_maps", None)
+    assert G.glosses("删除")[0] == "delete" and "信号" in G.renderings(["signal"])["signal"]
+    assert cached.read_bytes() != b"not marshal data", "rebuilt for the next process"
+    monkeypatch.setattr(G, "_maps", None)
+    monkeypatch.setattr(G, "_dictionary_path", lambda: None)
+    assert G.glosses("删除") == () and G.chinese_words("Which signal?") == "", "without the package: no translations, no error"
+    monkeypatch.setattr(G, "_maps", None)
