@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kb_agent.agent.answer import Answer
 from kb_agent.agent.plan import CHINESE_OBJECTIVE, ENGLISH_OBJECTIVE, PlanRequest, make_plan
 from kb_agent.index.glosses import chinese_words, english_query, glosses, lookup, renderings
 from kb_agent.index.tokenize import matching_terms
@@ -96,20 +97,24 @@ def test_a_chinese_question_also_searches_its_english_words() -> None:
 def test_a_chinese_question_is_answered_from_an_english_page(tmp_path: Path) -> None:
     """End to end with the bundled embedder: the English page is the only one that answers, and a Chinese
     page that writes 删除 about something else competes for it."""
+    answer = _ask(tmp_path, {"git/branching.md": GIT_TIPS, "cmd/zip.md": ZIP_ZH}, "如何删除远程分支？")
+    assert answer.found, answer.text
+    assert "git push origin --delete <remote_branchname>" in answer.text, answer.text
+    assert any(c.path == "git/branching.md" for c in answer.citations)
+
+
+def _ask(root: Path, files: dict[str, str], question: str) -> Answer:
+    """Index `files` under `root` with the bundled embedder and ask `question` offline."""
     from kb_agent.agent.engine import Engine
     from kb_agent.index.build import build_index
     from kb_agent.settings import Settings
 
-    (tmp_path / "git").mkdir()
-    (tmp_path / "git" / "branching.md").write_text(GIT_TIPS, encoding="utf-8")
-    (tmp_path / "cmd").mkdir()
-    (tmp_path / "cmd" / "zip.md").write_text(ZIP_ZH, encoding="utf-8")
-    settings = Settings(root=tmp_path, _env_file=None)  # type: ignore[call-arg]
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    settings = Settings(root=root, _env_file=None)  # type: ignore[call-arg]
     build_index(settings)
-    answer = Engine(settings).answer_query("如何删除远程分支？")
-    assert answer.found, answer.text
-    assert "git push origin --delete <remote_branchname>" in answer.text, answer.text
-    assert answer.citations[0].path == "git/branching.md" or any(c.path == "git/branching.md" for c in answer.citations)
+    return Engine(settings).answer_query(question)
 
 
 def test_a_chinese_term_a_mixed_kb_writes_only_in_english_weighs_what_its_gloss_weighs() -> None:
@@ -178,17 +183,7 @@ def test_an_english_question_also_searches_its_chinese_words() -> None:
 def test_an_english_question_is_answered_from_a_chinese_page(tmp_path: Path) -> None:
     """End to end with the bundled embedder: only the Chinese page answers; an English page about a
     process competes for it."""
-    from kb_agent.agent.engine import Engine
-    from kb_agent.index.build import build_index
-    from kb_agent.settings import Settings
-
-    (tmp_path / "command").mkdir()
-    (tmp_path / "command" / "kill.md").write_text(KILL_ZH, encoding="utf-8")
-    (tmp_path / "ops").mkdir()
-    (tmp_path / "ops" / "deploy.md").write_text(DEPLOY_EN, encoding="utf-8")
-    settings = Settings(root=tmp_path, _env_file=None)  # type: ignore[call-arg]
-    build_index(settings)
-    answer = Engine(settings).answer_query("Which signal can a process not ignore?")
+    answer = _ask(tmp_path, {"command/kill.md": KILL_ZH, "ops/deploy.md": DEPLOY_EN}, "Which signal can a process not ignore?")
     assert answer.found and "SIGKILL" in answer.text, answer.text
 
 
