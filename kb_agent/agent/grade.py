@@ -238,11 +238,10 @@ class IdfWeights:
     word (jieba's fallback glued characters it could not place) or an everyday two-character word
     (改成, 超时: a question may word it differently), and every CJK term when the KB holds no Chinese at
     all (a Chinese question about English pages). Only an unseen Chinese term of art (防火墙) or Latin
-    word is evidence that the topic is absent; in a KB that holds Chinese, an unseen Chinese term whose English
-    gloss the KB writes (删除 → "delete", index/glosses.py) weighs what the gloss weighs, and so does an
-    unseen English word whose Chinese rendering it writes (signal → 信号). `split_unseen`
-    recovers the KB's words from
-    such glue before weighing (索莫尼是 → 索莫尼, the name the KB writes).
+    word is evidence that the topic is absent. In a KB that holds Chinese, an unseen Chinese term whose
+    English gloss the KB writes (删除 → "delete", index/glosses.py) weighs what the gloss weighs, and so
+    does an unseen English word whose Chinese rendering it writes (signal → 信号). `split_unseen` recovers
+    the KB's words from such glue before weighing (索莫尼是 → 索莫尼, the name the KB writes).
     """
 
     def __init__(self, document_frequencies: Callable[[Iterable[str]], dict[str, int]], n_docs: int,

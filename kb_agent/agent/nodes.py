@@ -211,7 +211,7 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
         missing=missing,
         safety_net=not state.get("tool_override"),
         names=tuple(named_words(state["question"])),
-        english=english_query(state["question"], question_terms(state["question"])) if not missing else "",
+        english=english_query(state["question"], question_terms(state["question"])) if not missing and has_cjk(state["question"]) else "",
         chinese=chinese_words(state["question"], written) if not missing and (written := _kb_writes(deps)) else "",
     )
     steps = make_plan(req)

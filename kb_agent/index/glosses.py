@@ -79,8 +79,9 @@ class _Dictionary:
             self._maps = maps
 
     def get(self, which: int, keys: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        keys = list(dict.fromkeys(keys))
         memo = self._memo[which]
-        want = [k for k in dict.fromkeys(keys) if k not in memo]
+        want = [k for k in keys if k not in memo]
         if want:
             with _lock:
                 if self._db is not None:
