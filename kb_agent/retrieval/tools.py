@@ -40,8 +40,11 @@ class Retriever:
         self._query_vectors: dict[str, list[float]] = {}
 
     def notice(self, text: str) -> None:
-        """Record a degradation once; callers show `notices` on stderr, never in results."""
-        if text not in self.notices:
+        """Record a degradation once; callers show `notices` on stderr, never in results. A cause already
+        noted is not noted again with another fallback ("…; using grep instead of vector search" and
+        "…; hybrid search is using grep only" from two steps of one question are one notice)."""
+        cause = text.split("; ", 1)[0]
+        if not any(n.split("; ", 1)[0] == cause for n in self.notices):
             self.notices.append(text)
 
     def refresh(self) -> bool:

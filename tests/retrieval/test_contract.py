@@ -155,3 +155,14 @@ def test_rrf_counts_overlapping_lines_once_and_explains() -> None:
     assert top.explain["ranks"] == {"grep": 1, "vector": 1}
     assert top.score == pytest.approx(2 / 61, abs=1e-6)
     assert fused[1].score == pytest.approx(1 / 62, abs=1e-6)
+
+
+def test_one_cause_is_noted_once_whatever_the_fallback(tmp_path: Path) -> None:
+    """Two steps of one question (a vector step and a hybrid one) fall back for the same reason: one note."""
+    (tmp_path / "a.md").write_text("# A\n\nhello\n", encoding="utf-8")
+    with Retriever(hash_settings(tmp_path), require_index=False) as r:
+        r.notice("the vector store cannot be opened here (read-only file system); using grep instead of vector search")
+        r.notice("the vector store cannot be opened here (read-only file system); hybrid search is using grep only")
+        r.notice("vectors: 0 / 9 embedded; run `kb index` to finish")
+        assert r.notices == ["the vector store cannot be opened here (read-only file system); using grep instead of vector search",
+                             "vectors: 0 / 9 embedded; run `kb index` to finish"]
