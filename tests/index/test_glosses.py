@@ -1,14 +1,13 @@
-"""Questions in one language over pages in the other (index/glosses.py, CC-CEDICT): a Chinese question's
-words stand for their English glosses, an English question's words for the Chinese words the KB writes for
-them; the plan searches both, and the words match where their translation is written."""
+"""A Chinese question over English pages: its words' English glosses (CC-CEDICT) match the words the
+page writes, and the plan searches them (index/glosses.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from kb_agent.agent.answer import Answer
-from kb_agent.agent.plan import CHINESE_OBJECTIVE, ENGLISH_OBJECTIVE, PlanRequest, make_plan
-from kb_agent.index.glosses import chinese_words, english_query, glosses, lookup, renderings
+from kb_agent.agent.plan import ENGLISH_OBJECTIVE, PlanRequest, make_plan
+from kb_agent.index.glosses import english_query, glosses, lookup
 from kb_agent.index.tokenize import matching_terms
 
 GIT_TIPS = """# Branching
@@ -131,63 +130,7 @@ def test_a_chinese_term_a_mixed_kb_writes_only_in_english_weighs_what_its_gloss_
     assert only_english == {"删除": 0.0, "远程": 0.0}, "an English-only KB judges a Chinese question by the names it shares"
 
 
-KILL_ZH = """# kill
-
-发送信号到进程。
-
-## 实例
-
-```shell
-kill -l   # 列出所有信号名称
-```
-
-下面是常用的信号。只有第9种信号(SIGKILL)才可以无条件终止进程，其他信号进程都有权利忽略。
-
-```shell
-kill -9 $(ps -ef | grep nginx | awk '{print $2}')
-```
-"""
-DEPLOY_EN = """# Deploy
-
-## Roll back
-
-Roll back a bad deploy with `app rollback --to previous`; the process takes a minute.
-"""
-
-
-
-def test_an_english_word_stands_for_the_chinese_words_the_kb_writes_for_it() -> None:
-    assert "信号" in renderings(["signal"])["signal"]
-    assert "忽略" in renderings(["ignore"])["ignore"], "a sense found after '; ' counts (to neglect; to overlook; to ignore)"
-    written = {"信号": 40, "进程": 30, "忽略": 5, "过程": 1}
-    q = chinese_words("Which signal can a process not ignore?", lambda ws: {w: written[w] for w in ws if w in written})
-    assert q.split()[:1] == ["信号"] and {"进程", "忽略"} <= set(q.split()), "the KB's own renderings, most written first"
-    assert "讯号" not in q, "a rendering the KB never writes is not searched"
-    assert chinese_words("list the commands", lambda ws: {"命令": 3} if "命令" in ws else {}) == "命令", "a plural is looked up as its stem"
-    assert chinese_words("如何删除远程分支？") == "", "a Chinese question is not rendered into Chinese"
-
-
-def test_an_english_term_matches_a_chinese_text_that_writes_its_rendering() -> None:
-    chinese_words("Which signal can a process not ignore?")
-    assert matching_terms(["signal", "ignor"], "其他信号进程都有权利忽略。") == {"signal", "ignor"}
-    assert matching_terms(["signal"], "a signal handler") == {"signal"}
-    assert matching_terms(["rollback"], "其他信号进程都有权利忽略。") == set()
-
-
-def test_an_english_question_also_searches_its_chinese_words() -> None:
-    req = _request("Which signal can a process not ignore?", "")
-    steps = make_plan(PlanRequest(**{**{f: getattr(req, f) for f in req.__dataclass_fields__}, "chinese": "信号 进程 忽略"}))
-    assert (steps[-1].tool, steps[-1].tool_input, steps[-1].objective) == ("hybrid", "信号 进程 忽略", CHINESE_OBJECTIVE)
-
-
-def test_an_english_question_is_answered_from_a_chinese_page(tmp_path: Path) -> None:
-    """End to end with the bundled embedder: only the Chinese page answers; an English page about a
-    process competes for it."""
-    answer = _ask(tmp_path, {"command/kill.md": KILL_ZH, "ops/deploy.md": DEPLOY_EN}, "Which signal can a process not ignore?")
-    assert answer.found and "SIGKILL" in answer.text, answer.text
-
-
-def test_the_dictionary_maps_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path: Path, monkeypatch: object) -> None:
+def test_the_glosses_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path: Path, monkeypatch: object) -> None:
     import pytest
 
     from kb_agent.index import glosses as G
@@ -199,13 +142,13 @@ def test_the_dictionary_maps_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path:
     [cached] = (tmp_path / "kb").glob("cedict-*.sqlite")
     cached.write_bytes(b"not a database")
     monkeypatch.setattr(G, "_dictionary", None)
-    assert G.glosses("删除")[0] == "delete" and "信号" in G.renderings(["signal"])["signal"]
+    assert G.glosses("删除")[0] == "delete" and G.glosses("信号") == ("signal",)
     assert cached.read_bytes()[:15] == b"SQLite format 3", "rebuilt for the next process"
     monkeypatch.setattr(G, "_dictionary", None)
     cached.unlink()
-    monkeypatch.setattr(G, "_write_cache", lambda path, maps: False)  # a cache folder kb cannot write
+    monkeypatch.setattr(G, "_write_cache", lambda path, glossary: False)  # a cache folder kb cannot write
     assert G.glosses("删除")[0] == "delete", "the maps are held in memory instead"
     assert not list((tmp_path / "kb").glob("cedict-*.sqlite"))
     monkeypatch.setattr(G, "_dictionary", None)
     monkeypatch.setattr(G, "_dictionary_path", lambda: None)
-    assert G.glosses("删除") == () and G.chinese_words("Which signal?") == "", "without the package: no translations, no error"
+    assert G.glosses("删除") == () and G.english_query("如何删除远程分支？", ["删除"]) == "", "without the package: no glosses, no error"
