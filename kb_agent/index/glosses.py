@@ -207,5 +207,5 @@ def english_query(question: str, terms: Iterable[str]) -> str:
             words.extend(found[t][:2])
     if not glossed:
         return ""
-    latin = re.findall(r"[A-Za-z0-9][\w.\-/]*", question)
+    latin = re.findall(r"[A-Za-z0-9][A-Za-z0-9_.\-/]*", question)  # Latin only: not \w, which takes CJK in
     return " ".join(dict.fromkeys([*latin, *words]))

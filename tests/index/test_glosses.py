@@ -69,6 +69,7 @@ def test_english_query_translates_the_chinese_words_and_keeps_the_latin_ones() -
     q = english_query("如何删除远程分支？", ["删除", "远程", "分支"])
     assert {"delete", "remote", "branch"} <= set(q.split()), q
     assert english_query("git 怎么删除分支？", ["git", "删除", "分支"]).startswith("git "), "names are kept as written"
+    assert english_query("git怎么删除分支？", ["git", "删除", "分支"]).split()[0] == "git", "a name ends where the Chinese typed after it begins"
     assert english_query("How do I delete a remote branch?", ["delet", "remot", "branch"]) == ""
     assert english_query("统计信息", ["统计信息", "统计", "信息"]).split()[0] == "statistics", "the whole word is glossed, not its parts"
 
