@@ -53,6 +53,9 @@ SET_CORPORA = {
     "zhdocs": ("zhdocs.jsonl", "/work/evaldata/pingcap-docs-cn"),
     # runbooks' English questions asked in Chinese (same gold, same split): Chinese readers of English docs
     "runbooks_zh": ("runbooks_zh.jsonl", "/work/evaldata/prometheus-runbooks"),
+    # long guides (session 7): The Rust Programming Language (English), ECMAScript 6 入门 (Chinese)
+    "rustbook": ("rustbook.jsonl", "/work/evaldata/rust-book"),
+    "es6": ("es6.jsonl", "/work/evaldata/es6tutorial"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -28,6 +28,8 @@ CORPORA = {
     "runbooks_zh.jsonl": Path("/work/evaldata/prometheus-runbooks"),
     "cheats.jsonl": Path("/work/evaldata/cheats"),
     "zhdocs.jsonl": Path("/work/evaldata/pingcap-docs-cn"),
+    "rustbook.jsonl": Path("/work/evaldata/rust-book"),
+    "es6.jsonl": Path("/work/evaldata/es6tutorial"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
