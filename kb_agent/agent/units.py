@@ -31,6 +31,17 @@ _SENTENCE = re.compile(r"(?:[^.!?。！？]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+(?=\s|$
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|<https?://[^>]+>|https?://\S+")
 _LABEL = re.compile(r"^\W*(more information|more info|see also|related to|related|source|homepage|docs?|documentation|"
                     r"website|link|links|更多信息|参见|相关|另见)\W*", re.I)
+# inline HTML a renderer shows no text for: comments (mdBook's `<!-- ignore -->`) and the tags of common
+# elements (`<a id="…"></a>` anchors, `<span class="filename">`, `<kbd>`). Only these tag names: `Vec<T>`
+# or `Option<String>` written in prose are words, not markup
+_INLINE_HTML = re.compile(
+    r"<!--.*?-->|</?(?:a|abbr|b|br|center|code|del|details|dfn|div|em|font|i|img|ins|kbd|mark|p|small|span|strong|"
+    r"sub|summary|sup|u|var|wbr)(?:\s[^<>]*)?/?>",
+    re.S,
+)
+# mdBook's include directives (`{{#rustdoc_include ../listings/x.rs}}`): a fence of only these shows no code here
+_INCLUDE = re.compile(r"^\s*\{\{#[a-z_]+\s[^{}]*\}\}\s*$")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 # lines that address an AI rather than a reader: quoted injection attempts are never answer material
 _INJECTION = re.compile(
     r"ignore (all |any )?(the )?(previous|prior|above) instructions|disregard (all |the )?(previous|prior|above)|"
@@ -226,10 +237,10 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
             label = None
             units.extend(got)
             if code_j is not None and blocks[code_j].kind in CODE_KINDS:  # a long fence's later entries
-                units.extend(_unit(path, lines, first, end, "code", "", code, crumbs) for first, end, code in _code_groups(lines, blocks, blocks[code_j])[1:])
+                units.extend(_unit(path, lines, first, end, "code", "", code, crumbs) for first, end, code in _code_groups(lines, blocks, blocks[code_j])[1:] if shows_code(code))
         elif b.kind in CODE_KINDS:
             for first, end, code in _code_groups(lines, blocks, b):
-                if code.strip("`~\n "):
+                if shows_code(code):
                     units.append(_unit(path, lines, first, end, "code", "", code, crumbs))
         elif b.kind == "table":
             units.extend(_row_units(path, lines, blocks, b, crumbs))
@@ -407,6 +418,29 @@ def is_boilerplate(text: str) -> bool:
     return not re.search(r"\w", rest) and text.strip() != ""
 
 
+def shows_code(code: str) -> bool:
+    """Does a fence show any code: a line besides its ``` lines, blanks and include directives?"""
+    return any(ln.strip() and not ln.lstrip().startswith(("```", "~~~")) and not _INCLUDE.match(ln) for ln in code.split("\n"))
+
+
+def shown_text(text: str) -> str:
+    """Prose as a reader sees it rendered: inline HTML comments and tags dropped (their words kept),
+    outside code spans. Nothing else changes: a tag between two spaces leaves one space."""
+    if "<" not in text:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        parts.append(_INLINE_HTML.sub("\x00", text[pos : m.start()]))
+        parts.append(m.group())
+        pos = m.end()
+    parts.append(_INLINE_HTML.sub("\x00", text[pos:]))
+    joined = "".join(parts)
+    if "\x00" not in joined:
+        return text
+    return re.sub(r"( ?)\x00+( ?)", lambda m: " " if m.group(1) and m.group(2) else m.group(1) + m.group(2), joined).strip()
+
+
 def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: int, code_j: int | None, prev: int | None, crumbs: Crumbs) -> list[AnswerUnit]:
     b = blocks[j]
     prose = _prose_lines(lines, blocks, b)
@@ -418,7 +452,9 @@ def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: 
         prose, first = prose[1:], first + 1
     if (first, last) != (b.start, b.end):
         b = Block(b.kind, first, last, b.parent, b.depth)
-    text = " ".join(p for p in prose if p)
+    text = shown_text(" ".join(p for p in prose if p))
+    if not text and code_j is None:
+        return []  # an anchor (`<a id="…"></a>`) or a comment: nothing a reader sees
     if _LAYOUT.match(text) or all(_LAYOUT.match(p) for p in prose if p):
         return []
     code = ""
@@ -430,6 +466,8 @@ def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: 
             end = c.end
         else:
             _first, end, code = _code_groups(lines, blocks, c)[0]
+            if not shows_code(code):
+                code, end = "", b.end
     if is_boilerplate(text) and not code:
         return []
     if is_code_only(text) and not code:
@@ -438,7 +476,7 @@ def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: 
     parent = blocks[b.parent] if b.parent >= 0 else None
     kind: UnitKind = "item" if parent is not None and parent.kind == "list_item" and parent.start == b.start else "paragraph"
     if len(text) > LONG_PARAGRAPH_CHARS or looks_like_injection(text):
-        sentences = [t for t in _sentences(prose, b.start) if not looks_like_injection(t[2])]
+        sentences = [(a, z, shown) for a, z, t in _sentences(prose, b.start) if (shown := shown_text(t)) and not looks_like_injection(shown)]
         if not sentences:
             return []
         if not code:

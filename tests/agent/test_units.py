@@ -238,3 +238,39 @@ def test_a_bold_label_line_heads_the_sentence_and_command_under_it() -> None:
     note = by_text(us, "bold only at its start")
     assert note.start_line == 17, "a sentence that merely opens in bold is no label"
     assert by_text(us, "Options").text == "**Options:**", "a label over a list is left to the intro rule"
+
+
+MDBOOK = """## Installing Binaries
+
+<a id="installing-binaries-from-cratesio"></a>
+
+The `cargo install` command installs tools shared on [crates.io](https://crates.io/)<!-- ignore -->. Use a
+<kbd>Ctrl</kbd> key or a `<span>` tag; a `Vec<T>` or Vec<T> stays as written.
+
+<span class="filename">Filename: src/main.rs</span>
+
+```rust
+{{#rustdoc_include ../listings/ch14/src/main.rs}}
+```
+
+To see them, run:
+
+```console
+$ cargo install --list
+```
+"""
+
+
+def test_inline_html_is_not_shown_and_an_include_only_fence_is_no_code() -> None:
+    """mdBook pages: anchors and comments are not units or words; an include directive shows no code."""
+    us = units(MDBOOK)
+    assert not any("<a id" in u.text or "installing-binaries" in u.text for u in us)
+    prose = by_text(us, "cargo install` command")
+    # tags and comments dropped, code spans untouched, one space where a tag sat between two, lines exact in the quote
+    assert prose.text == ("The `cargo install` command installs tools shared on [crates.io](https://crates.io/). Use a "
+                          "Ctrl key or a `<span>` tag; a `Vec<T>` or Vec<T> stays as written.")
+    assert "<!-- ignore -->" in prose.quote and "<kbd>Ctrl</kbd>" in prose.quote
+    label = by_text(us, "Filename: src/main.rs")
+    assert (label.text, label.code) == ("Filename: src/main.rs", "")
+    assert not any("rustdoc_include" in u.code for u in us)
+    assert by_text(us, "To see them").code == "```console\n$ cargo install --list\n```"
