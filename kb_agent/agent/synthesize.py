@@ -23,7 +23,8 @@ from kb_agent.types import Evidence
 MAX_SOURCES = 10
 # An offline answer quotes at most this many units and about this many characters of them: enough for
 # a description with its command for each of a few steps or both sides of a comparison, short enough to
-# read as an answer rather than a search result. Every answer metric is reported with these fixed.
+# read as an answer rather than a search result. Every answer metric is reported with these fixed. An
+# intro read with the list under it counts once (LISTED_MIN); the character cap counts every line.
 MAX_UNITS = 6
 MAX_ANSWER_CHARS = 1200
 # an answer usually lives on one page: a unit from another file must score this share of the best
@@ -72,6 +73,7 @@ class ScoredUnit:
     body_cov: float
     grade: float
     unit: AnswerUnit
+    listed: bool = False  # a list item quoted under the intro it completes: shares the intro's slot
 
 
 def select_items(items: Sequence[Evidence], scores: Sequence[float]) -> list[tuple[Evidence, float]]:
@@ -355,9 +357,10 @@ def _home(unit: AnswerUnit) -> str:
 
 
 def _fits(chosen: list[ScoredUnit], s: ScoredUnit, per_file: int = MAX_UNITS_PER_FILE) -> bool:
-    if len(chosen) >= MAX_UNITS or any(c.unit == s.unit or (c.unit.text, c.unit.code) == (s.unit.text, s.unit.code) for c in chosen):
+    slots = sum(1 for c in chosen if not c.listed)
+    if (slots >= MAX_UNITS and not s.listed) or any(c.unit == s.unit or (c.unit.text, c.unit.code) == (s.unit.text, s.unit.code) for c in chosen):
         return False
-    if sum(1 for c in chosen if c.unit.path == s.unit.path) >= per_file:
+    if not s.listed and sum(1 for c in chosen if c.unit.path == s.unit.path and not c.listed) >= per_file:
         return False
     return not chosen or sum(c.unit.size for c in chosen) + s.unit.size <= MAX_ANSWER_CHARS
 
@@ -482,13 +485,19 @@ def _fold_files(chosen: list[ScoredUnit], q_lang: Lang, cache: UnitCache) -> lis
 
 # an answer that quotes "…use the -b option:" shows the list items it introduces (at most this many)
 INTRO_ITEMS_MAX = 4
+# an intro scoring at least this share of the answer's best unit is read with its list as one unit: its items
+# share its slot (MAX_UNITS counts the intro once; the character cap still counts every item). A weaker
+# intro's items join only while slots are free.
+LISTED_MIN = 0.9
 _INTRO_END = re.compile(r"[:：]\s*(\*\*|__)?\s*(\[\d+\])?\s*$")
 
 
 def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredUnit]:
     """A chosen sentence that ends in a colon and carries no code introduces what follows it: the list
-    items right under it join the answer (in order, within the unit and length caps)."""
+    items right under it join the answer (in order, within the length cap). A strong intro (LISTED_MIN)
+    and its items are one unit ("Keep these rules in mind:" + the rules); a weaker one's items take free slots."""
     out = list(chosen)
+    top = max((c.score for c in chosen), default=0.0)
     for s in chosen:
         u = s.unit
         if u.code or not _INTRO_END.search(u.text):
@@ -499,7 +508,7 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
         for t in after[:INTRO_ITEMS_MAX]:
             if t.kind != "item" or t.start_line > prev_end + 2:
                 break
-            extra = ScoredUnit(s.score, s.body_cov, s.grade, t)
+            extra = ScoredUnit(s.score, s.body_cov, s.grade, t, listed=s.score >= LISTED_MIN * top)
             if any(c.unit == t for c in out):  # already quoted for its own words: the list goes on after it
                 prev_end = t.end_line
                 continue
@@ -507,7 +516,7 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
                 break
             out.append(extra)
             prev_end = t.end_line
-    return _reading_order(out) if len(out) > len(chosen) else chosen
+    return _reading_order(out) if out != chosen else chosen
 
 
 def _reading_order(chosen: list[ScoredUnit]) -> list[ScoredUnit]:

@@ -163,6 +163,42 @@ def test_an_intro_ending_in_a_colon_brings_its_list_items(tmp_path: Path, label:
     assert "--rotate-now" in draft.body and "--keep-old 2" in draft.body, draft.body
 
 
+RULES = """# Ownership
+
+Ownership rules govern how a program manages memory.
+
+The ownership rules are checked by the compiler.
+
+If any of the ownership rules are violated, the program won't compile.
+
+## Ownership Rules
+
+Keep these ownership rules in mind:
+
+- Each value has an owner.
+- There can only be one owner at a time.
+- When the owner goes out of scope, the value is dropped.
+
+## Scope
+
+The ownership rules apply to every variable scope.
+
+Ownership rules also decide when memory is returned.
+
+Learning the ownership rules takes time.
+"""
+
+
+def test_a_strong_intro_and_its_list_are_one_unit_even_when_the_slots_are_full(tmp_path: Path) -> None:
+    """"Keep these rules in mind:" is answered by the rules under it, not by six sentences about rules."""
+    write(tmp_path, "o.md", RULES)
+    n = len(RULES.split("\n"))
+    draft = extractive_answer("What are the ownership rules?", [(evidence_from(tmp_path, "o.md", 1, n, score=0.9, tool="x"), 0.9)], UnitCache(tmp_path))
+    assert "There can only be one owner at a time." in draft.body and "the value is dropped" in draft.body, draft.body
+    assert len(draft.sources) > MAX_UNITS  # the three items ride on the intro's slot
+    assert len("".join(s.quote for s in draft.sources)) <= MAX_ANSWER_CHARS
+
+
 CLI_EN = """# CLI
 
 Intro.
