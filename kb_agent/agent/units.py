@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kb_agent.corpus.blocks import CODE_KINDS, Block, is_code_only, parse_blocks
 from kb_agent.corpus.chunking import split_lines
-from kb_agent.corpus.markdown import heading_text, headings_from_blocks, parse_front_matter
+from kb_agent.corpus.markdown import heading_text, headings_from_blocks, parse_front_matter, shown_text
 
 # paragraphs longer than this are cut into sentence units so a citation points at the words that matter
 LONG_PARAGRAPH_CHARS = 400
@@ -31,17 +31,8 @@ _SENTENCE = re.compile(r"(?:[^.!?。！？]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+(?=\s|$
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|<https?://[^>]+>|https?://\S+")
 _LABEL = re.compile(r"^\W*(more information|more info|see also|related to|related|source|homepage|docs?|documentation|"
                     r"website|link|links|更多信息|参见|相关|另见)\W*", re.I)
-# inline HTML a renderer shows no text for: comments (mdBook's `<!-- ignore -->`) and the tags of common
-# elements (`<a id="…"></a>` anchors, `<span class="filename">`, `<kbd>`). Only these tag names: `Vec<T>`
-# or `Option<String>` written in prose are words, not markup
-_INLINE_HTML = re.compile(
-    r"<!--.*?-->|</?(?:a|abbr|b|br|center|code|del|details|dfn|div|em|font|i|img|ins|kbd|mark|p|small|span|strong|"
-    r"sub|summary|sup|u|var|wbr)(?:\s[^<>]*)?/?>",
-    re.S,
-)
 # mdBook's include directives (`{{#rustdoc_include ../listings/x.rs}}`): a fence of only these shows no code here
 _INCLUDE = re.compile(r"^\s*\{\{#[a-z_]+\s[^{}]*\}\}\s*$")
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 # lines that address an AI rather than a reader: quoted injection attempts are never answer material
 _INJECTION = re.compile(
     r"ignore (all |any )?(the )?(previous|prior|above) instructions|disregard (all |the )?(previous|prior|above)|"
@@ -421,24 +412,6 @@ def is_boilerplate(text: str) -> bool:
 def shows_code(code: str) -> bool:
     """Does a fence show any code: a line besides its ``` lines, blanks and include directives?"""
     return any(ln.strip() and not ln.lstrip().startswith(("```", "~~~")) and not _INCLUDE.match(ln) for ln in code.split("\n"))
-
-
-def shown_text(text: str) -> str:
-    """Prose as a reader sees it rendered: inline HTML comments and tags dropped (their words kept),
-    outside code spans. Nothing else changes: a tag between two spaces leaves one space."""
-    if "<" not in text:
-        return text
-    parts: list[str] = []
-    pos = 0
-    for m in _CODE_SPAN.finditer(text):
-        parts.append(_INLINE_HTML.sub("\x00", text[pos : m.start()]))
-        parts.append(m.group())
-        pos = m.end()
-    parts.append(_INLINE_HTML.sub("\x00", text[pos:]))
-    joined = "".join(parts)
-    if "\x00" not in joined:
-        return text
-    return re.sub(r"( ?)\x00+( ?)", lambda m: " " if m.group(1) and m.group(2) else m.group(1) + m.group(2), joined).strip()
 
 
 def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: int, code_j: int | None, prev: int | None, crumbs: Crumbs) -> list[AnswerUnit]:

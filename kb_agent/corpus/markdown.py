@@ -19,6 +19,16 @@ _WIKILINK = re.compile(r"\[\[([^\]\|#\n]*)(?:#([^\]\|\n]*))?(?:\|([^\]\n]*))?\]\
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")  # http:, mailto:, ftp: …
 
+# inline HTML a renderer shows no text for: comments (mdBook's `<!-- ignore -->`) and the tags of common
+# elements (`<a id="…"></a>` anchors, `<span class="filename">`, `<kbd>`). Only these tag names: `Vec<T>`
+# or `Option<String>` written in prose are words, not markup
+_INLINE_HTML = re.compile(
+    r"<!--.*?-->|</?(?:a|abbr|b|br|center|code|del|details|dfn|div|em|font|i|img|ins|kbd|mark|p|small|span|strong|"
+    r"sub|summary|sup|u|var|wbr)(?:\s[^<>]*)?/?>",
+    re.S,
+)
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
 
 # Front matter is a title, tags and a few fields; 64 KB is far beyond any real block, and caps the
 # YAML parser's work on a hostile file before it starts.
@@ -230,3 +240,21 @@ def as_str_tuple(value: Any) -> tuple[str, ...]:
     if isinstance(value, (list, tuple)):
         return tuple(str(v).strip() for v in value if str(v).strip())
     return (str(value),)
+
+
+def shown_text(text: str) -> str:
+    """Prose as a reader sees it rendered: inline HTML comments and tags dropped (their words kept),
+    outside code spans. Nothing else changes: a tag between two spaces leaves one space."""
+    if "<" not in text:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        parts.append(_INLINE_HTML.sub("\x00", text[pos : m.start()]))
+        parts.append(m.group())
+        pos = m.end()
+    parts.append(_INLINE_HTML.sub("\x00", text[pos:]))
+    joined = "".join(parts)
+    if "\x00" not in joined:
+        return text
+    return re.sub(r"( ?)\x00+( ?)", lambda m: " " if m.group(1) and m.group(2) else m.group(1) + m.group(2), joined).strip()
