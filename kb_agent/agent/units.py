@@ -41,8 +41,10 @@ _INJECTION = re.compile(
     re.I,
 )
 _WRAPPER_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]*(\s[^<>]*)?>\s*$")
-# MkDocs and Hugo markup that is layout, not content: admonition/tab fences, include directives, shortcodes
-_LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|\{\*.*\*\}|\{!.*!\}|\{\{[<%].*[%>]\}\})\s*$")
+# site-generator markup that is layout, not content: MkDocs admonition/tab fences and includes, Hugo
+# shortcodes, Docusaurus/VuePress/MyST `:::note` … `:::` containers, Jekyll/Liquid `{% … %}` tags, mdBook
+# `{{#include …}}` directives
+_LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|:{3,}.*|\{\*.*\*\}|\{!.*!\}|\{\{[<%].*[%>]\}\}|\{%.*%\}|\{\{#.*\}\})\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,6 +427,8 @@ def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: 
         prose, first = prose[1:], first + 1
     if (first, last) != (b.start, b.end):
         b = Block(b.kind, first, last, b.parent, b.depth)
+    # a container's marker lines inside a paragraph (":::tip" right above the text, ":::" right under it)
+    prose = ["" if _LAYOUT.match(p) else p for p in prose]
     text = shown_text(" ".join(p for p in prose if p))
     if not text and code_j is None:
         return []  # an anchor (`<a id="…"></a>`) or a comment: nothing a reader sees

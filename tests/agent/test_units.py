@@ -274,3 +274,36 @@ def test_inline_html_is_not_shown_and_an_include_only_fence_is_no_code() -> None
     assert (label.text, label.code) == ("Filename: src/main.rs", "")
     assert not any("rustdoc_include" in u.code for u in us)
     assert by_text(us, "To see them").code == "```console\n$ cargo install --list\n```"
+
+
+DOCUSAURUS = """# Deploy
+
+:::tip Before you start
+
+Install the CLI first.
+
+:::
+
+:::note
+Run the build on a clean checkout:
+:::
+
+```bash
+npm run build
+```
+
+{% include warning.html %}
+
+Then publish the `build/` folder.
+"""
+
+
+def test_site_generator_containers_and_tags_are_layout() -> None:
+    """Docusaurus/VuePress `:::` containers and Liquid `{% %}` tags are markup, never answer words."""
+    us = units(DOCUSAURUS)
+    assert [(u.text, u.code) for u in us] == [
+        ("Install the CLI first.", ""),
+        ("Run the build on a clean checkout:", "```bash\nnpm run build\n```"),
+        ("Then publish the `build/` folder.", ""),
+    ]
+    assert us[1].quote == "Run the build on a clean checkout:\n:::\n\n```bash\nnpm run build\n```"  # the file's own lines
