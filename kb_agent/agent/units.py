@@ -40,6 +40,8 @@ _INJECTION = re.compile(
     r"you are now|忽略(之前|以上|所有)的?(指令|说明)",
     re.I,
 )
+# an API-reference directive (mkdocstrings): `::: fastapi.responses.Response` with its YAML options under it
+_AUTODOC = re.compile(r"^\s*:::\s*[A-Za-z_][\w-]*(\.[\w-]+)+\s*$")
 _WRAPPER_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]*(\s[^<>]*)?>\s*$")
 # site-generator markup that is layout, not content: MkDocs admonition/tab fences and includes, Hugo
 # shortcodes, Docusaurus/VuePress/MyST `:::note` … `:::` containers, Jekyll/Liquid `{% … %}` tags, mdBook
@@ -419,6 +421,8 @@ def shows_code(code: str) -> bool:
 def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: int, code_j: int | None, prev: int | None, crumbs: Crumbs) -> list[AnswerUnit]:
     b = blocks[j]
     prose = _prose_lines(lines, blocks, b)
+    if _AUTODOC.match(prose[0]):
+        return []  # mkdocstrings' `::: package.module.Name` and the options under it: the page is generated from it
     first, last = b.start, b.end
     # boilerplate lines at either end ("More information: <url>" under a description) are cut off
     while len(prose) > 1 and is_boilerplate(prose[-1]):

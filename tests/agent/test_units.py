@@ -295,6 +295,11 @@ npm run build
 {% include warning.html %}
 
 Then publish the `build/` folder.
+
+::: mkdocs_app.build.Builder
+    options:
+        members:
+            - run
 """
 
 
