@@ -56,6 +56,9 @@ SET_CORPORA = {
     # long guides (session 7): The Rust Programming Language (English), ECMAScript 6 入门 (Chinese)
     "rustbook": ("rustbook.jsonl", "/work/evaldata/rust-book"),
     "es6": ("es6.jsonl", "/work/evaldata/es6tutorial"),
+    # more tuning questions over the same two books (all dev: written after the test splits were first run)
+    "rustbook_dev2": ("rustbook_dev2.jsonl", "/work/evaldata/rust-book"),
+    "es6_dev2": ("es6_dev2.jsonl", "/work/evaldata/es6tutorial"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -30,6 +30,8 @@ CORPORA = {
     "zhdocs.jsonl": Path("/work/evaldata/pingcap-docs-cn"),
     "rustbook.jsonl": Path("/work/evaldata/rust-book"),
     "es6.jsonl": Path("/work/evaldata/es6tutorial"),
+    "rustbook_dev2.jsonl": Path("/work/evaldata/rust-book"),
+    "es6_dev2.jsonl": Path("/work/evaldata/es6tutorial"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
