@@ -107,6 +107,8 @@ _COMPARISON = [
     re.compile(r"^(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)\s*(?:的区别|的不同|有什么区别|有什么不同|哪个更好)[？?。]*$"),
 ]
 # question words and filler that carry no search signal (on top of the tokenizer's stopwords)
+# "Rust 里 / Java 中的 …" before the first side of a Chinese comparison names where, not what, is compared
+_SCOPE = re.compile(rf"^[A-Za-z0-9][{_L}.+#-]*\s*(?:里面|里|中)的?\s*(?P<rest>\S.*)$")
 _FILLER = frozenset(
     """how what which where when why who whom whose does do did is are was were can could should would
     tell explain describe show find list give please documented described mentioned written file files
@@ -252,6 +254,8 @@ def comparison_subjects(question: str) -> list[str]:
         m = pattern.search(q)
         if m:
             a, b = m.group("a").strip(" ,，"), m.group("b").strip(" ,，")
+            if (scoped := _SCOPE.match(a)) is not None:
+                a = scoped.group("rest")  # "Rust 里宏和函数": the scope is not a side of the comparison
             if distinct_subjects(a, b):
                 return [a, b]
     return []

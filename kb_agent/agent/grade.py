@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.analyzer import _FILLER
 from kb_agent.agent.state import GraderAction
-from kb_agent.index.tokenize import has_cjk, is_dictionary_word, matching_terms, tokenize
+from kb_agent.index.tokenize import EVERYDAY_TAGS, dictionary_tag, has_cjk, is_dictionary_word, matching_terms, tokenize
 from kb_agent.retrieval.lexical import bm25_idf
 from kb_agent.types import Evidence
 
@@ -147,6 +147,13 @@ UNKNOWN_TERM_WEIGHT = 4.0
 CJK_NAME_MIN_CHARS = 3
 
 
+def is_term_of_art(term: str) -> bool:
+    """A Chinese term that names a thing, as a name does in English: a dictionary word of at least
+    CJK_NAME_MIN_CHARS characters that jieba's dictionary does not tag as everyday language (想做到 v,
+    不能不 d, 一万亿 m are how a question is put, not what it is about)."""
+    return has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term) and dictionary_tag(term) not in EVERYDAY_TAGS
+
+
 def unknown_terms(weights: dict[str, float]) -> frozenset[str]:
     """Terms idf_weights flagged as absent from the KB."""
     return frozenset(t for t, w in weights.items() if w == UNKNOWN_TERM_WEIGHT)
@@ -276,7 +283,7 @@ class IdfWeights:
                 # question's words (in an English-only KB every Chinese term weighs 0, as before: the
                 # question is judged by the names it shares with the pages, glosses being too loose alone)
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_dictionary_word(t) or len(t) < CJK_NAME_MIN_CHARS):
+            elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_term_of_art(t)):
                 out[t] = 0.0
             else:
                 out[t] = UNKNOWN_TERM_WEIGHT

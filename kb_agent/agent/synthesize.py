@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
 from kb_agent.agent.analyzer import named_words
-from kb_agent.agent.grade import CJK_NAME_MIN_CHARS, UNKNOWN_TERM_WEIGHT, TermWeights, question_terms, uniform_weights
+from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_term_of_art, question_terms, uniform_weights
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
 from kb_agent.corpus.chunking import weight
-from kb_agent.index.tokenize import has_cjk, is_dictionary_word, matching_terms, tokenize
+from kb_agent.index.tokenize import has_cjk, matching_terms, tokenize
 from kb_agent.retrieval.rerank import asks_how
 from kb_agent.types import Evidence
 
@@ -282,7 +282,7 @@ FOCUS_MIN_WEIGHT = 3.0
 
 def question_names(question: str, exact_terms: Sequence[str] = ()) -> list[str]:
     """What the question names: its names and exact terms as written, and its long Chinese dictionary words."""
-    cjk = [t for t in question_terms(question) if has_cjk(t) and len(t) >= CJK_NAME_MIN_CHARS and is_dictionary_word(t)]
+    cjk = [t for t in question_terms(question) if is_term_of_art(t)]
     return list(dict.fromkeys((*exact_terms, *named_words(question), *cjk)))
 
 
@@ -291,13 +291,27 @@ def focus_terms(question: str, term_weights: TermWeights, exact_terms: Sequence[
     terms = question_terms(question, term_weights)
     weights = term_weights(terms) if terms else {}
     named = {t for w in question_names(question, exact_terms) for t in tokenize(w)}
-    rare = [t for t in terms if t in named and weights.get(t, 0.0) >= FOCUS_MIN_WEIGHT and not t.isdigit()]
+    rare = [t for t in terms if t in named and weights.get(t, 0.0) >= FOCUS_MIN_WEIGHT and not t.isdigit() and not _word_pair(t, term_weights)]
     return sorted(rare, key=lambda t: -weights[t])
+
+
+_PAIR = re.compile(r"[A-Za-z]{3,}/[A-Za-z]{3,}")
+
+
+def _word_pair(term: str, term_weights: TermWeights) -> bool:
+    """`import/export`, `read/write`: two words the KB writes, joined by a slash — "both", not a name the KB
+    must write as typed (`HTTP/3` and `TCP/IP` stay names)."""
+    if not _PAIR.fullmatch(term):
+        return False
+    parts = [t for t in tokenize(term) if t != term]
+    return bool(parts) and all(w < UNKNOWN_TERM_WEIGHT for w in term_weights(parts).values())
 
 
 # a question that asks for an amount ("how many", "how long", 多少, 几秒) is answered by a number (or by "no limit")
 _ASKS_AMOUNT = re.compile(r"\bhow\s+(many|much|long|big|large|often|old)\b|多少|几[秒分天次个条层台位倍]|多久|多长|多大|多快", re.I)
-_AMOUNT = re.compile(r"\d|[一二三四五六七八九十百千万两半]|\b(no|without)\s+(limit|maximum|cap)\b|unlimited|没有限制|无限制|不限|无上限", re.I)
+_AMOUNT = re.compile(r"\d|[一二三四五六七八九十百千万两半]|\b(no|without)\s+(limit|maximum|cap)\b|unlimited|没有限制|无限制|不限|无上限|"
+                     r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|"
+                     r"million|billion|dozen|twice|daily|weekly|monthly|yearly|hourly)\b", re.I)
 
 
 def amount_gap(question: str, shown: Sequence[str]) -> tuple[str, ...]:

@@ -109,10 +109,14 @@ def cache_dir() -> Path:
     return Path(os.path.expanduser("~")) / ".cache" / "kb"
 
 
+def dictionary_path(jieba: Any) -> Path:
+    """The installed jieba dictionary (word, frequency, part-of-speech tag per line)."""
+    return Path(jieba.__file__).with_name(jieba.DEFAULT_DICT_NAME)
+
+
 def cache_file(jieba: Any) -> Path:
     """The cache file for the installed jieba dictionary (named by jieba's version and the dictionary's size and mtime)."""
-    dictionary = Path(jieba.__file__).with_name(jieba.DEFAULT_DICT_NAME)
-    st = dictionary.stat()
+    st = dictionary_path(jieba).stat()
     return cache_dir() / f"jieba-{jieba.__version__}-{st.st_size}-{st.st_mtime_ns}.v{CACHE_FORMAT}.bin"
 
 

@@ -210,6 +210,41 @@ def _gloss_tokens(term: str, phrases: tuple[str, ...]) -> tuple[tuple[str, ...],
 
 
 
+# jieba's part-of-speech tags of words that are everyday language, not terms of art: verbs, adverbs,
+# numerals and quantifiers, pronouns, conjunctions, particles, interjections, idioms, adjectives, locality
+# and time words (想做到 v, 不能不 d, 一万亿 m). Nouns, verbal nouns and locutions (初始化 l) are not here
+EVERYDAY_TAGS = frozenset("v vd vi d m mq q r c u ud ug uj ul uv uz y e o i a ad ag z zg f t".split())
+_dict_bytes: list[bytes] = []
+_dict_lock = threading.Lock()
+
+
+def dictionary_tag(term: str) -> str | None:
+    """jieba's part-of-speech tag of a dictionary word (its dictionary's third column), or None.
+
+    The dictionary file (~5 MB) is read once per process, on the first call, as bytes (a few ms): only
+    questions with a long Chinese word need it."""
+    if not term or "\n" in term or " " in term:
+        return None
+    if not _dict_bytes:
+        with _dict_lock:
+            if not _dict_bytes:
+                import jieba
+
+                from kb_agent.index.jieba_cache import dictionary_path
+
+                try:
+                    _dict_bytes.append(b"\n" + dictionary_path(jieba).read_bytes())
+                except OSError:
+                    _dict_bytes.append(b"")
+    data = _dict_bytes[0]
+    at = data.find(b"\n" + term.encode("utf-8") + b" ")
+    if at < 0:
+        return None
+    end = data.find(b"\n", at + 1)
+    fields = data[at + 1 : end if end > 0 else len(data)].decode("utf-8", errors="replace").split()
+    return fields[2] if len(fields) >= 3 else None
+
+
 def is_dictionary_word(term: str) -> bool:
     """A CJK term jieba's dictionary knows (not one its HMM guessed from unknown characters)."""
     if not term:

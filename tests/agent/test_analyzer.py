@@ -82,3 +82,9 @@ def test_route_accuracy_on_labelled_questions() -> None:
     rows = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines() if line.strip()]
     right = sum(analyze_question(r["question"]).query_type == r["query_type"] for r in rows)
     assert right / len(rows) >= 0.90, f"route accuracy {right}/{len(rows)}"
+
+
+def test_a_scope_before_a_chinese_comparison_is_not_a_side() -> None:
+    assert comparison_subjects("Rust 里宏和函数有什么区别？") == ["宏", "函数"]
+    assert comparison_subjects("Java 中的接口和抽象类有什么区别") == ["接口", "抽象类"]
+    assert comparison_subjects("中间件和插件有什么区别") == ["中间件", "插件"]  # 中 inside a word is no scope

@@ -207,3 +207,31 @@ def test_a_name_glued_to_the_next_character_is_split_into_the_kbs_own_term() -> 
     assert "索莫尼" in terms and "索莫尼是" not in terms, terms
     assert weights(terms)["索莫尼"] > 0
     assert question_terms("怎么配置超时？", weights) == question_terms("怎么配置超时？"), "a dictionary word is never split"
+
+
+def test_how_a_question_is_put_is_not_what_it_is_about(tmp_path: Path) -> None:
+    """Everyday words jieba's dictionary knows (想做到 v, 不能不 d, 一万亿 m) and a slash pair of written
+    words (`import/export`) are not names the KB must write; 防火墙 (a noun) and `HTTP/3` still are."""
+    from kb_agent.agent.grade import is_term_of_art
+
+    assert [is_term_of_art(t) for t in ("想做到", "不能不", "一万亿", "防火墙", "服务器")] == [False, False, False, True, True]
+    write(tmp_path, "zh/obs.md", "# 观察者模式\n\n观察者模式指的是函数自动观察数据对象，一旦对象有变化，函数就会自动执行。\n")
+    items = [(evidence_from(tmp_path, "zh/obs.md", 1, 3, score=0.9, tool="vector"), 0.8)]
+
+    def unseen(*never: str) -> object:
+        def weights(terms: Sequence[str]) -> dict[str, float]:
+            return {t: UNKNOWN_TERM_WEIGHT if t in never else 1.0 for t in terms}
+
+        return weights
+
+    draft = extractive_answer("想做到对象一改就自动执行函数，观察者模式怎么写", items, UnitCache(tmp_path), term_weights=unseen("想做到"))
+    assert draft.uncovered == () and "观察者模式指的是" in draft.body, draft.body
+    assert focus_terms("Node 里想用 import/export 咋整", unseen("import/export")) == []
+    assert focus_terms("does it speak HTTP/3", unseen("http/3")) == ["http/3"]
+
+
+def test_an_english_number_word_answers_how_often(tmp_path: Path) -> None:
+    from kb_agent.agent.synthesize import amount_gap
+
+    assert amount_gap("How often does Rust ship a new stable release?", ["A new stable release ships every six weeks."]) == ()
+    assert amount_gap("How often does it run?", ["It runs on a schedule."]) == ("a number (How often)",)
