@@ -106,9 +106,9 @@ _COMPARISON = [
     re.compile(r"(?:比较|对比)\s*(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)(?:的区别|的不同|有什么区别|有什么不同)?[？?。]*$"),
     re.compile(r"^(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)\s*(?:的区别|的不同|有什么区别|有什么不同|哪个更好)[？?。]*$"),
 ]
-# question words and filler that carry no search signal (on top of the tokenizer's stopwords)
 # "Rust 里 / Java 中的 …" before the first side of a Chinese comparison names where, not what, is compared
 _SCOPE = re.compile(rf"^[A-Za-z0-9][{_L}.+#-]*\s*(?:里面|里|中)的?\s*(?P<rest>\S.*)$")
+# question words and filler that carry no search signal (on top of the tokenizer's stopwords)
 _FILLER = frozenset(
     """how what which where when why who whom whose does do did is are was were can could should would
     tell explain describe show find list give please documented described mentioned written file files
