@@ -49,8 +49,9 @@ def split_of(rows: list[dict]) -> dict[str, str]:
     return out
 
 
-def build(root: Path, prefix: str, questions: list[tuple], out: Path) -> None:
-    """questions: (lang, query_type, kind, question, [gold specs], [must_contain]) in file order."""
+def build(root: Path, prefix: str, questions: list[tuple], out: Path, *, only_split: str | None = None) -> None:
+    """questions: (lang, query_type, kind, question, [gold specs], [must_contain]) in file order;
+    `only_split="dev"` puts every row in one split (a set written only to tune on)."""
     rows: list[dict] = []
     counters: dict[str, int] = defaultdict(int)
     for lang, qtype, kind, question, gold, must in questions:
@@ -64,6 +65,6 @@ def build(root: Path, prefix: str, questions: list[tuple], out: Path) -> None:
         })
     split = split_of(rows)
     for r in rows:
-        r["split"] = split[r["id"]]
+        r["split"] = only_split or split[r["id"]]
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(f"wrote {len(rows)} rows to {out}")

@@ -12,7 +12,6 @@ OnceLock/LazyLock/lazy_static, PhantomData: no hits).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -135,12 +134,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default=str(DEFAULT_CORPUS))
     a = ap.parse_args()
-    out = HERE / "rustbook_dev2.jsonl"
-    build(Path(a.corpus), "rbd", Q, out)
-    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
-    for r in rows:
-        r["split"] = "dev"  # all tuning questions
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    build(Path(a.corpus), "rbd", Q, HERE / "rustbook_dev2.jsonl", only_split="dev")  # all tuning questions
     return 0
 
 
