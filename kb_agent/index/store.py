@@ -228,6 +228,9 @@ def _direct_reader(settings: Settings, index_dir: Path, name: str) -> EmbeddedRe
     if settings.chroma_url or "chromadb" in sys.modules:
         return None
     from kb_agent.index.chroma_reader import EmbeddedReader, ReaderUnavailable
+    from kb_agent.index.vectors import ensure_unlocked
+
+    ensure_unlocked(index_dir / "chroma")  # the Rust core would wait for the lock without end
 
     try:
         return EmbeddedReader(index_dir, name)

@@ -31,6 +31,9 @@ LOW_SPACE_BYTES = 16 * 1024 * 1024
 # (100) the graph on disk covers all but the last < 100 records, which a reader keeps in its exact
 # brute-force buffer: the same hits in every process (tests/index/test_chroma_reader.py).
 HNSW_CONFIG = {"space": "cosine", "sync_threshold": 100}
+# How long a reader waits for another process to let go of the embedded store's SQLite file before
+# it searches without vectors (see `ensure_unlocked`): a live `kb index` holds it for milliseconds.
+LOCK_WAIT_S = 2.0
 
 
 def collection_name(root: Path, fingerprint: str) -> str:
@@ -55,6 +58,38 @@ def describe_store(settings: Settings) -> str:
     if settings.chroma_headers:
         where += f" with header(s) {', '.join(sorted(settings.chroma_headers))}"  # names only, never values
     return where
+
+
+def ensure_unlocked(path: Path, wait_s: float = LOCK_WAIT_S) -> None:
+    """Raise VectorsUnavailable when another process holds a lock on the embedded store `path`
+    (`.kb/chroma`) for longer than `wait_s`.
+
+    Chroma's Rust core writes to its SQLite file (a rollback journal) when a client starts, and waits
+    without end, holding the GIL, while any other process holds a lock on it, even a read's: a
+    `kb index` stopped with Ctrl-Z would hang every search. A reader asks SQLite first (an exclusive
+    lock, released at once) and searches with grep alone when it cannot have one."""
+    import sqlite3
+
+    database = path / "chroma.sqlite3"
+    if not database.is_file():
+        return
+    try:
+        con = sqlite3.connect(database, timeout=wait_s, isolation_level=None)
+    except sqlite3.Error:
+        return  # the regular open reports what is wrong with the file
+    try:
+        con.execute("BEGIN EXCLUSIVE")
+        con.execute("ROLLBACK")
+    except sqlite3.OperationalError as e:
+        if "locked" in str(e).lower():
+            raise VectorsUnavailable(
+                f"the vector store {path} is locked by another process",
+                hint="a stopped `kb index` (Ctrl-Z) holds it: resume it with `fg`; grep, files and related still work",
+            ) from None
+    except sqlite3.Error:
+        pass  # e.g. a read-only copy: the regular open says so
+    finally:
+        con.close()
 
 
 def _client(settings: Settings, index_dir: Path, *, readonly: bool = False, fresh: bool = False) -> Any:
@@ -82,6 +117,8 @@ def _client(settings: Settings, index_dir: Path, *, readonly: bool = False, fres
         if fresh:
             SharedSystemClient._identifier_to_system.pop(str(path), None)  # not stopped: a writer in this process may still use it
         cached = SharedSystemClient._identifier_to_system.get(str(path))
+        if readonly and cached is None:
+            ensure_unlocked(path)  # a client that is already running does not start again
         if cached is not None:
             chroma_settings = cached.settings  # Chroma allows one configuration per folder and process: share the writer's
         try:

@@ -53,14 +53,14 @@ def _catalog_counts(root: Path) -> tuple[int, int, int]:
 def _stop_between_writes(proc: subprocess.Popen[bytes], root: Path) -> bool:
     """SIGSTOP the writer at a moment it holds no lock on the vector store's SQLite file.
 
-    Chroma's embedded store uses a rollback journal: a process stopped inside one of its write
-    transactions blocks every other client until it runs again (a real `kill -9` releases the lock,
-    a stopped process does not). Stop, probe with BEGIN IMMEDIATE, and let it run on if it was
-    caught inside a write."""
+    Chroma's embedded store uses a rollback journal: a process stopped holding any lock on it, even
+    a read's, keeps a new client from starting (a real `kill -9` releases the lock, a stopped process
+    does not; readers then search without vectors, see test_a_reader_does_not_wait_for_a_locked_store).
+    Stop, probe with BEGIN EXCLUSIVE, and let it run on if it was caught holding a lock."""
     proc.send_signal(signal.SIGSTOP)
     con = sqlite3.connect(root / ".kb" / "chroma" / "chroma.sqlite3", timeout=0.05, isolation_level=None)
     try:
-        con.execute("BEGIN IMMEDIATE")
+        con.execute("BEGIN EXCLUSIVE")
         con.execute("ROLLBACK")
         return True
     except sqlite3.OperationalError:
@@ -214,6 +214,31 @@ def test_a_reader_never_creates_the_vector_store(sample_kb: Path) -> None:
         assert hits and hits[0].path == "reference/config.md"
         assert any("does not exist yet" in n for n in r.notices), r.notices
     assert not (sample_kb / ".kb" / "chroma").exists()
+
+
+def test_a_reader_does_not_wait_for_a_locked_store(sample_kb: Path, tmp_path: Path) -> None:
+    """Another process holding even a read lock on Chroma's SQLite file (a `kb index` stopped with
+    Ctrl-Z) kept `kb search` waiting for as long as it held it; now it searches without vectors."""
+    build_index(hash_settings(sample_kb))
+    env = kb_free_env(KB_EMBEDDING_PROVIDER="hash", KB_ROOT=str(sample_kb))
+    holder = sqlite3.connect(sample_kb / ".kb" / "chroma" / "chroma.sqlite3", isolation_level=None)
+    try:
+        holder.execute("BEGIN")
+        assert holder.execute("select count(*) from embeddings").fetchone()[0] > 0  # a shared lock, kept
+        t0 = time.monotonic()
+        hybrid = _kb(["search", "cache.ttl_seconds", "-k", "3", "--json"], env, tmp_path)
+        assert hybrid.returncode == 0, hybrid.stderr
+        assert json.loads(hybrid.stdout)["results"][0]["path"] == "reference/config.md"
+        assert "is locked by another process" in hybrid.stderr
+        assert time.monotonic() - t0 < 60  # it waited LOCK_WAIT_S, not for the lock to go
+        status = _kb(["status", "--json"], env, tmp_path)
+        assert status.returncode == 0, status.stderr
+        assert "locked by another process" in json.loads(status.stdout)["vector_store_answers"]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    again = _kb(["search", "cache.ttl_seconds", "-k", "3"], env, tmp_path)
+    assert again.returncode == 0 and "locked" not in again.stderr, again.stderr
 
 
 def test_an_index_from_before_the_pending_table_reads_as_complete(sample_kb: Path) -> None:
