@@ -154,6 +154,13 @@ def is_term_of_art(term: str) -> bool:
     return has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term) and dictionary_tag(term) not in EVERYDAY_TAGS
 
 
+def written_in_kb(term_weights: TermWeights, text: str) -> bool:
+    """Does the KB write `text` as it is (any case, in a file's text or path)? True when the weights
+    cannot tell (no index: uniform_weights)."""
+    written = getattr(term_weights, "written", None)
+    return written is None or bool(written(text))
+
+
 def unknown_terms(weights: dict[str, float]) -> frozenset[str]:
     """Terms idf_weights flagged as absent from the KB."""
     return frozenset(t for t, w in weights.items() if w == UNKNOWN_TERM_WEIGHT)
@@ -265,6 +272,10 @@ class IdfWeights:
         if t not in self._literal:
             self._literal[t] = self._literal_files(t) > 0
         return self._literal[t]
+
+    def written(self, text: str) -> bool:
+        """Does some KB file hold `text` as written (any case, text or path)? True when unknown."""
+        return self._literal_files is None or self._written(text)
 
     def _kb_has_chinese(self) -> bool:
         if self._chinese is None:

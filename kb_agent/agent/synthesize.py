@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
 from kb_agent.agent.analyzer import named_words
-from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_term_of_art, question_terms, uniform_weights
+from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_term_of_art, question_terms, uniform_weights, written_in_kb
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
@@ -341,13 +341,42 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
 
 
 def _never_written(name: str, term_weights: TermWeights) -> bool:
-    """The KB never writes this name: a Chinese term of art nowhere in its text, or a Latin name none
-    of whose parts it uses (`Mangum`; not `CPUThrottlingHigh` where the KB writes `CPUThrottling`)."""
+    """The KB never writes this name: a Chinese term of art nowhere in its text, a Latin name none
+    of whose parts it uses (`Mangum`), or a name written as code (`Float16Array`, `RegExp.escape`,
+    `non_exhaustive`, `std::thread::scope`) that no file holds as written, although it may use every
+    part (`Float32Array`, `escape`): a different API, not another wording of one the KB explains."""
     if has_cjk(name):
         return term_weights([name]).get(name, 0.0) >= UNKNOWN_TERM_WEIGHT
+    code = code_form(name)
+    if code is not None and not written_in_kb(term_weights, code):
+        return True
     parts = [t for t in tokenize(name) if len(t) > 2 and not t.isdigit() and not has_cjk(t)]
     weights = term_weights(parts) if parts else {}
     return bool(parts) and all(weights.get(t, 0.0) >= UNKNOWN_TERM_WEIGHT for t in parts)
+
+
+# code's own shapes: a capital inside a word (`waitAsync`, `Float16Array`, `OnceLock`), a member or path
+# separator between letters (`RegExp.escape`, `thread::scope`), an underscore between letters (`non_exhaustive`)
+_CODE_SHAPE = re.compile(r"[a-z0-9][A-Z]|[A-Za-z](?:\.|::|_)[A-Za-z]")
+_CODE_SEP = re.compile(r"::|\.")
+
+
+def code_form(name: str) -> str | None:
+    """The part of a code-shaped name a KB that explains it must write as is, or None when the name
+    is not code-shaped or too loose to require: its last two segments (`thread::scope` of
+    `std::thread::scope`: a page may import the rest), without call parentheses or attribute brackets.
+    A path (`backend/main.py`, `HTTP/3`) is no such name, nor is a member of a one- or two-letter
+    variable (`v.get`: the question's own example)."""
+    core = name.strip().removeprefix("#[").rstrip("]").removesuffix("()")
+    if "/" in core or not _CODE_SHAPE.search(core):
+        return None
+    seps = _CODE_SEP.findall(core)
+    segs = _CODE_SEP.split(core)
+    if any(len(seg) <= 2 for seg in segs):
+        return None
+    if len(segs) > 2:
+        return segs[-2] + seps[-1] + segs[-1]
+    return core
 
 
 def _subject_files(ranked: list[ScoredUnit], subjects: Sequence[str], cache: UnitCache) -> list[tuple[Evidence, float]]:

@@ -122,12 +122,16 @@ def _scope_args(r: Retriever) -> list[str]:
 
 
 def literal_file_count(r: Retriever, text: str) -> int:
-    """How many of the KB's files hold `text` as written (any case): one `rg -l`, no ranking."""
+    """How many of the KB's files hold `text` as written (any case), in their text or their path
+    (`CPUThrottlingHigh.md` names the alert its page explains): one `rg -l`, no ranking."""
     if not text.strip():
         return 0
     res = run_rg(["--files-with-matches", "--fixed-strings", *_scope_args(r), "-e", text, "--", "."],
                  cwd=r.root, timeout_s=r.settings.rg_timeout_s, rg_path=r.settings.rg_path)
-    return 0 if res.returncode == 1 else sum(1 for ln in res.stdout.splitlines() if ln.strip())
+    found = set() if res.returncode == 1 else {ln.strip().removeprefix("./") for ln in res.stdout.splitlines() if ln.strip()}
+    if r.index.catalog is not None:
+        found |= {p for p in r.index.indexed_paths() if text.lower() in p.lower()}
+    return len(found)
 
 
 def grep_search(r: Retriever, query: str, *, k: int = 10, filters: SearchFilters = SearchFilters(), regex: bool = False, focus_crumbs: bool = True) -> list[Evidence]:

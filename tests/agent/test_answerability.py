@@ -10,11 +10,11 @@ from pathlib import Path
 
 from tests.support.fakes import evidence_from
 
-from kb_agent.agent.analyzer import named_words
+from kb_agent.agent.analyzer import find_exact_terms, named_words
 from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, idf_weights
 from kb_agent.agent.language import language_variants, page_language, twin_key, twin_paths
 from kb_agent.agent.plan import PlanRequest, make_plan
-from kb_agent.agent.synthesize import extractive_answer, focus_terms
+from kb_agent.agent.synthesize import code_form, extractive_answer, focus_terms
 from kb_agent.agent.units import UnitCache
 from kb_agent.index.tokenize import matching_terms, tokenize
 
@@ -235,3 +235,48 @@ def test_an_english_number_word_answers_how_often(tmp_path: Path) -> None:
 
     assert amount_gap("How often does Rust ship a new stable release?", ["A new stable release ships every six weeks."]) == ()
     assert amount_gap("How often does it run?", ["It runs on a schedule."]) == ("a number (How often)",)
+
+
+def test_an_api_the_kb_never_writes_is_not_answered_from_its_neighbours(tmp_path: Path) -> None:
+    """A name written as code must be written as is (any case, in a page or its path): `Float16Array`
+    is another API than the `Float32Array` the KB explains, though the KB uses every part of it."""
+    from kb_agent.index.build import build_index
+    from kb_agent.retrieval.tools import Retriever
+    from tests.support.sample import hash_settings
+
+    write(tmp_path, "typed-arrays.md", "# Typed arrays\n\n## Views\n\nA `Float32Array` view reads and writes 32-bit floats; "
+          "a `Float64Array` view reads 64-bit floats.\n\n```js\nconst view = new Float32Array(buffer);\n```\n")
+    write(tmp_path, "alerts/CPUThrottlingHigh.md", "# CPU throttling\n\n## Meaning\n\nProcesses experience elevated CPU throttling.\n\n"
+          "## Mitigation\n\nRaise the CPU limit of the container, or remove the limit.\n")
+    write(tmp_path, "threads.md", "# Threads\n\n## Scoped threads\n\nUse `thread::scope` to spawn threads that borrow local variables:\n\n"
+          "```rust\nuse std::thread;\n\nthread::scope(|s| { s.spawn(|| println!(\"{v:?}\")); });\n```\n")
+    build_index(hash_settings(tmp_path))
+    r = Retriever(hash_settings(tmp_path))
+    assert r.literal_files("Float16Array") == 0 and r.literal_files("float32array") == 1
+    assert r.literal_files("CPUThrottlingHigh") == 1  # the page's path names the alert
+    n_docs, _avg = r.index.catalog.bm25_stats()  # type: ignore[union-attr]
+    weights = idf_weights(r.index.catalog.document_frequencies, n_docs, literal_files=r.literal_files)  # type: ignore[union-attr]
+
+    def answer(q: str, path: str) -> object:
+        items = [(evidence_from(tmp_path, path, 1, 20, score=0.9, tool="vector"), 0.8)]
+        return extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+
+    draft = answer("How do I create a Float16Array view?", "typed-arrays.md")
+    assert draft.uncovered == ("Float16Array",), draft.body  # type: ignore[attr-defined]
+    draft = answer("How do I create a Float32Array view?", "typed-arrays.md")
+    assert not draft.uncovered and "new Float32Array(buffer)" in draft.body  # type: ignore[attr-defined]
+    draft = answer("Should I raise CPU limits when CPUThrottlingHigh fires?", "alerts/CPUThrottlingHigh.md")
+    assert not draft.uncovered and "Raise the CPU limit" in draft.body  # type: ignore[attr-defined]
+    draft = answer("How do I spawn scoped threads with std::thread::scope?", "threads.md")  # a page may import the rest
+    assert not draft.uncovered and "thread::scope(|s|" in draft.body  # type: ignore[attr-defined]
+    draft = answer("How do I spawn threads with std::thread::Builder?", "threads.md")
+    assert draft.uncovered == ("std::thread::Builder",), draft.body  # type: ignore[attr-defined]
+    r.close()
+
+
+def test_code_form_is_the_part_a_page_must_write() -> None:
+    assert code_form("std::thread::scope") == "thread::scope"
+    assert code_form("RegExp.escape()") == "RegExp.escape" and code_form("#[non_exhaustive]") == "non_exhaustive"
+    assert code_form("Float16Array") == "Float16Array" and code_form("waitAsync") == "waitAsync"
+    # not code: a path, a version, an ordinary name, a member of the question's own one-letter variable
+    assert [code_form(n) for n in ("backend/main.py", "HTTP/3", "Kafka", "k8s", "ES2015", "v.get", "Rc::clone")] == [None] * 7
