@@ -45,6 +45,17 @@ CONTRAST_MAX = 2
 # a unit in the other language than the question's ranks below same-language ones
 OTHER_LANGUAGE_FACTOR = 0.7
 NOT_IN_KB = "The knowledge base does not answer this question."
+# a sentence that sends the reader elsewhere for what the question asks ("we'll cover that in the
+# [Ignoring Tests] section later in this chapter", 后面会详细介绍) shares the question's words but not its
+# answer: it ranks at this share of its score, below the section it points to when that was found
+POINTER_FACTOR = 0.6
+_POINTER = re.compile(
+    r"\b(we['’]ll|we\s+will|will\s+be|you['’]ll|you\s+will)\s+(\w+\s+){0,2}(cover(ed)?|discuss(ed)?|explain(ed)?|talk\s+about|look\s+at|"
+    r"get\s+to|explore[d]?|return\s+to|come\s+back\s+to|revisit(ed)?|learn\s+(more\s+)?about|see\s+(more\s+)?about|describe[d]?)\b"
+    r".{0,120}?\b(later|next|following|chapter|section|below)\b|"
+    r"(后面|后文|下文|下一章|下一节|稍后|以后|后续|下面)(的章节|章节)?(会|将|再)?(详细|具体)?(介绍|讲解|讲到|讲|说明|讨论|解释)|详见|参见|请见|见(下文|后文|本章|第.{1,4}章)",
+    re.I,
+)
 
 # a changelog records that something changed ("Add external link: Kafka with FastAPI"), not how to do it: its
 # lines answer only questions about versions and changes. A name that is also a topic (history, news,
@@ -124,6 +135,8 @@ def rank_units(
             lead = LEAD_BONUS if any(t.lower() in text[:LEAD_CHARS].lower() for t in lead_terms) else 0.0
             code = CODE_BONUS if how and unit.has_code and body_cov > 0 else 0.0
             score = cov + body_cov + 0.3 * grade + exact + code + lead - short
+            if not unit.code and _POINTER.search(unit.text):
+                score *= POINTER_FACTOR
             key = (unit.path, unit.start_line, unit.end_line)
             if key not in best or best[key].score < score:
                 best[key] = ScoredUnit(score, body_cov, grade, unit)

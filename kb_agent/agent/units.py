@@ -202,9 +202,9 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
             trail.append((h.level, h.text))
         return tuple(t for _, t in trail)
 
-    # HTML that only wraps other blocks (`<div class="termy">` … `</div>`) is transparent
-    wrappers = {ln for b in blocks if b.kind == "html" and all(_WRAPPER_TAG.match(lines[k - 1]) or not lines[k - 1].strip() for k in range(b.start, b.end + 1))
-                for ln in range(b.start, b.end + 1)}
+    # HTML that only wraps other blocks (`<div class="termy">` … `</div>`) or is a comment (mdBook's
+    # `<!-- manual-regeneration … -->` between "we can run the following:" and its fence) is transparent
+    wrappers = {ln for b in blocks if b.kind == "html" and _transparent(lines[b.start - 1 : b.end]) for ln in range(b.start, b.end + 1)}
     leaves = [j for j, b in enumerate(blocks) if b.kind not in ("list_item", "blockquote") and not (b.kind == "html" and b.start in wrappers)
               and not (b.kind == "paragraph" and all(_LAYOUT.match(lines[k - 1]) for k in range(b.start, b.end + 1)))]
     used: set[int] = set()
@@ -241,6 +241,14 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
             units.extend(_row_units(path, lines, blocks, b, crumbs))
     # an intro to a stub ("Remove dangling images:" over `# TODO: Command needed`) is no answer either
     return [u for u in units if not (is_placeholder(u.code) if u.code else is_placeholder(u.text))], sections
+
+
+def _transparent(html: list[str]) -> bool:
+    """An HTML block a reader sees nothing of between two blocks: wrapper tags only, or one comment."""
+    if all(_WRAPPER_TAG.match(ln) or not ln.strip() for ln in html):
+        return True
+    text = "\n".join(html).strip()
+    return text.startswith("<!--") and text.endswith("-->") and "-->" not in text[4:-3]
 
 
 def _unit(path: str, lines: list[str], start: int, end: int, kind: UnitKind, text: str, code: str, crumbs: Crumbs) -> AnswerUnit:

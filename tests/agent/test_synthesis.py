@@ -272,3 +272,15 @@ def test_a_passage_whose_file_is_gone_brings_no_translation(tmp_path: Path) -> N
     assert cache.aligned_range("pages/common/tar.md", 1, 7, "pages.zh/common/tar.md") is None
     draft = extractive_answer("怎么把 tar 归档解压到目录？", items, cache)
     assert not draft.sources
+
+
+def test_a_sentence_pointing_elsewhere_gives_way_to_the_section_it_points_to(tmp_path: Path) -> None:
+    """Long guides announce what later sections explain; the announcement shares the question's words."""
+    write(tmp_path, "ch11-01.md", "# Writing tests\n\nYou can mark a test as ignored so that it does not run when you run all tests; "
+          "we’ll cover how to run ignored tests in the [Ignoring Tests](ch11-02.md#ignoring-tests) section later in this chapter.\n")
+    write(tmp_path, "ch11-02.md", "# Running tests\n\n## Ignoring tests\n\nIf you want to run all tests whether they are ignored or not, "
+          "you can run `cargo test -- --include-ignored`.\n")
+    items = [(evidence_from(tmp_path, "ch11-01.md", 1, 3, score=0.9, tool="hybrid"), 0.86),
+             (evidence_from(tmp_path, "ch11-02.md", 1, 5, score=0.8, tool="hybrid"), 0.7)]
+    draft = extractive_answer("How do I run all tests, including ignored tests?", items, UnitCache(tmp_path))
+    assert [s.path for s in draft.sources] == ["ch11-02.md"] and "--include-ignored" in draft.body, draft.body

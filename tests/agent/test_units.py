@@ -258,6 +258,16 @@ To see them, run:
 ```console
 $ cargo install --list
 ```
+
+To install `ripgrep`, we can run the following:
+
+<!-- manual-regeneration
+cargo install something you don't have, copy relevant output below
+-->
+
+```console
+$ cargo install ripgrep
+```
 """
 
 
@@ -274,6 +284,9 @@ def test_inline_html_is_not_shown_and_an_include_only_fence_is_no_code() -> None
     assert (label.text, label.code) == ("Filename: src/main.rs", "")
     assert not any("rustdoc_include" in u.code for u in us)
     assert by_text(us, "To see them").code == "```console\n$ cargo install --list\n```"
+    # a comment block between a sentence and its fence is nothing a reader sees: the two are one unit
+    ripgrep = by_text(us, "To install `ripgrep`")
+    assert ripgrep.code == "```console\n$ cargo install ripgrep\n```" and "manual-regeneration" not in ripgrep.text + ripgrep.code
 
 
 DOCUSAURUS = """# Deploy
