@@ -195,7 +195,33 @@ def matching_terms(terms: Iterable[str], text: str) -> set[str]:
     if len(got) < len(want) and not has_cjk(text):
         # a Chinese term matches an English text that writes its translation (删除 ~ "delete")
         got.update(t for t in want if t not in got and has_cjk(t) and _written_in_english(t, have))
+    elif len(got) < len(want) and not any(has_cjk(t) for t in want):
+        # an English question's word matches a Chinese text that writes a word it translates (copy ~ 拷贝)
+        words = [t for t in want if t not in got and t.isascii() and t.isalpha() and len(t) > 2]
+        if words:
+            english = _english_of(frozenset(w for w in have if has_cjk(w) and len(w) >= GLOSSED_MIN_CHARS))
+            got.update(t for t in words if t in english)
     return got
+
+
+# a Chinese word this long or longer is glossed into English for an English question (one character
+# stands for too many words: 深 deep, dark, late …)
+GLOSSED_MIN_CHARS = 2
+# a gloss of at most this many words is a translation a question would use word for word
+GLOSS_WORDS_MATCHED = 2
+
+
+@lru_cache(maxsize=4096)
+def _english_of(words: frozenset[str]) -> frozenset[str]:
+    """The English words (as tokens) that the glosses of these Chinese words write."""
+    from kb_agent.index.glosses import lookup
+
+    out: set[str] = set()
+    for word, phrases in lookup(words).items():
+        for toks in _gloss_tokens(word, phrases):
+            if len(toks) <= GLOSS_WORDS_MATCHED:
+                out.update(toks)
+    return frozenset(out)
 
 
 def _written_in_english(term: str, have: set[str]) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 from kb_agent.agent.answer import Answer
 from kb_agent.agent.plan import ENGLISH_OBJECTIVE, PlanRequest, make_plan
 from kb_agent.index.glosses import english_query, glosses, lookup
-from kb_agent.index.tokenize import matching_terms
+from kb_agent.index.tokenize import matching_terms, tokenize
 
 GIT_TIPS = """# Branching
 
@@ -80,6 +80,18 @@ def test_a_chinese_term_matches_an_english_text_that_writes_its_translation() ->
     assert matching_terms(["关闭"], "disable it") == set(), "only the dictionary's translations count"
     assert matching_terms(["删除"], "用 delete 参数") == set(), "a Chinese text is matched as written, never through glosses"
     assert matching_terms(["删除"], "用 -d 参数删除文件") == {"删除"}
+
+
+def test_an_english_word_matches_a_chinese_text_that_writes_its_translation() -> None:
+    """An English question over Chinese pages (a Chinese book read by an English speaker)."""
+    text = "Object.assign()方法实行的是浅拷贝，而不是深拷贝。如果源对象某个属性的值是对象，那么目标对象拷贝得到的是这个对象的引用。"
+    terms = tokenize("Does Object.assign make a deep copy of nested objects?", drop_stopwords=True)
+    got = matching_terms(terms, text)
+    assert {"copi", "object", "object.assign"} <= got, got  # 拷贝 ~ copy, 对象 ~ object
+    assert "nest" not in got and "make" not in got, "only words a Chinese word of the text translates"
+    assert "deep" not in got, "one character (深) is not glossed: it stands for too many words"
+    # a Chinese question is matched as written: its Latin words are names, never glosses
+    assert matching_terms(tokenize("object 有哪些类型", drop_stopwords=True), "对象是键值对的集合") == set()
 
 
 def _request(question: str, english: str, *, safety_net: bool = True) -> PlanRequest:
