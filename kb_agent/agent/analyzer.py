@@ -35,6 +35,7 @@ _EXACT_PATTERNS = [
     re.compile(rf"(?<![{_L}])[A-Z]{{1,3}}\d{{3,5}}(?![{_L}])"),  # error codes: W0201, E1042
     re.compile(rf"(?<![{_L}.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![{_L}])"),  # env vars: NW_CONFIG_PATH
     re.compile(rf"(?<![{_L}:])[A-Za-z_][{_L}]*(?:::[A-Za-z_][{_L}]*)+(?:\(\))?(?![{_L}])"),  # paths in code: std::thread::scope
+    re.compile(rf"(?<![{_L}.])\.[A-Za-z_][{_L}]*\(\)"),  # a method by itself: .take()
     re.compile(rf"(?<![{_L}.])[A-Za-z_][{_L}]*(?:\.[A-Za-z_][{_L}]*)+(?:\(\))?(?![{_L}])"),  # dotted: cache.ttl_seconds
     re.compile(rf"(?<![{_L}])[a-z0-9]+(?:_[a-z0-9]+)+(?![{_L}])"),  # snake_case
     re.compile(rf"(?<![{_L}])[a-z]+(?:[A-Z][a-z0-9]+)+(?![{_L}])"),  # camelCase: getUserName

@@ -372,15 +372,19 @@ def _never_written(name: str, term_weights: TermWeights) -> bool:
 # separator between letters (`RegExp.escape`, `thread::scope`), an underscore between letters (`non_exhaustive`)
 _CODE_SHAPE = re.compile(r"[a-z0-9][A-Z]|[A-Za-z](?:\.|::|_)[A-Za-z]")
 _CODE_SEP = re.compile(r"::|\.")
+_METHOD = re.compile(r"\.[A-Za-z_]\w*\(\)")
 
 
 def code_form(name: str) -> str | None:
     """The part of a code-shaped name a KB that explains it must write as is, or None when the name
     is not code-shaped or too loose to require: its last two segments (`thread::scope` of
-    `std::thread::scope`: a page may import the rest), without call parentheses or attribute brackets.
+    `std::thread::scope`: a page may import the rest), without call parentheses or attribute brackets;
+    a method named by itself (`.take()`) as a call (`.take(`).
     A path (`backend/main.py`, `HTTP/3`) is no such name, nor is a member of a one- or two-letter
     variable (`v.get`: the question's own example)."""
     core = name.strip().removeprefix("#[").rstrip("]").removesuffix("()")
+    if _METHOD.fullmatch(name.strip()):
+        return core + "("  # `.take()`: a page that explains it calls it (`iter.take(2)`)
     if "/" in core or not _CODE_SHAPE.search(core):
         return None
     seps = _CODE_SEP.findall(core)

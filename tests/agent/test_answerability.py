@@ -278,5 +278,7 @@ def test_code_form_is_the_part_a_page_must_write() -> None:
     assert code_form("std::thread::scope") == "thread::scope"
     assert code_form("RegExp.escape()") == "RegExp.escape" and code_form("#[non_exhaustive]") == "non_exhaustive"
     assert code_form("Float16Array") == "Float16Array" and code_form("waitAsync") == "waitAsync"
+    assert code_form(".take()") == ".take("  # a method named by itself: a page that explains it calls it
+    assert find_exact_terms("How do I use helpers like .map() and .take() on iterators?") == [".map()", ".take()"]
     # not code: a path, a version, an ordinary name, a member of the question's own one-letter variable
     assert [code_form(n) for n in ("backend/main.py", "HTTP/3", "Kafka", "k8s", "ES2015", "v.get", "Rc::clone")] == [None] * 7
