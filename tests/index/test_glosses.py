@@ -152,6 +152,7 @@ def test_the_glosses_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path: Path, m
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(G, "_dictionary", None)
     assert G.glosses("删除")[0] == "delete"
+    assert G.is_english_word("dangling") is True and G.is_english_word("chronyc") is False
     [cached] = (tmp_path / "kb").glob("cedict-*.sqlite")
     cached.write_bytes(b"not a database")
     monkeypatch.setattr(G, "_dictionary", None)
@@ -159,9 +160,11 @@ def test_the_glosses_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path: Path, m
     assert cached.read_bytes()[:15] == b"SQLite format 3", "rebuilt for the next process"
     monkeypatch.setattr(G, "_dictionary", None)
     cached.unlink()
-    monkeypatch.setattr(G, "_write_cache", lambda path, glossary: False)  # a cache folder kb cannot write
+    monkeypatch.setattr(G, "_write_cache", lambda path, glossary, english: False)  # a cache folder kb cannot write
     assert G.glosses("删除")[0] == "delete", "the maps are held in memory instead"
+    assert G.is_english_word("diagnosing") is True and G.is_english_word("ufw") is False
     assert not list((tmp_path / "kb").glob("cedict-*.sqlite"))
     monkeypatch.setattr(G, "_dictionary", None)
     monkeypatch.setattr(G, "_dictionary_path", lambda: None)
     assert G.glosses("删除") == () and G.english_query("如何删除远程分支？", ["删除"]) == "", "without the package: no glosses, no error"
+    assert G.is_english_word("chronyc") is None, "and no word is judged foreign"
