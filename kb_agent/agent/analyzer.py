@@ -227,10 +227,11 @@ def keywords_for(question: str, exact_terms: list[str]) -> list[str]:
     """Search keywords in surface form: exact terms first, then content words (CJK via jieba)."""
     words: list[str] = list(exact_terms)
     inside_exact = {t.lower() for term in exact_terms for t in re.split(r"[\s._/-]+", term)}
+    filler = frozenset() if has_cjk(question) else _FILLER  # a Chinese question's Latin words are names (`find`)
     for m in _LATIN_WORD.finditer(question):
         w = m.group()
         lw = w.lower()
-        if lw in STOPWORDS or lw in _FILLER or len(w) < 3 or lw in inside_exact or any(w in t for t in exact_terms):
+        if lw in STOPWORDS or lw in filler or len(w) < 3 or lw in inside_exact or any(w in t for t in exact_terms):
             continue
         words.append(w)
     if has_cjk(question):

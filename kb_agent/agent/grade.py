@@ -34,7 +34,8 @@ EMPTY_POOL_FACTOR = 0.85
 def question_terms(question: str, term_weights: TermWeights | None = None) -> list[str]:
     """The question's content terms (tokenizer output minus stopwords and question filler), deduped;
     with an index's IdfWeights, glued CJK artefacts split into the KB's own terms."""
-    filler = _filler_tokens()
+    # English question words are filler; a Chinese question's Latin words are names (`find 批量删掉 txt 文件`)
+    filler = set() if has_cjk(question) else _filler_tokens()
     out = list(dict.fromkeys(t for t in tokenize(question, drop_stopwords=True) if t not in filler and len(t) > 1))
     if isinstance(term_weights, IdfWeights):
         out = [t for t in term_weights.split_unseen(out) if t not in filler]

@@ -45,6 +45,10 @@ CONTRAST_MAX = 2
 # a unit in the other language than the question's ranks below same-language ones
 OTHER_LANGUAGE_FACTOR = 0.7
 NOT_IN_KB = "The knowledge base does not answer this question."
+# a unit of the page filed under a name the question writes (`find.md` for "find 批量删掉 txt 文件",
+# `TargetDown.md`) gets this much more: a reference KB's page for a command or alert is where its answer is
+PAGE_BONUS = 0.3
+_CAPITALISED = re.compile(r"[A-Z][a-z]+")
 # a sentence that sends the reader elsewhere for what the question asks ("we'll cover that in the
 # [Ignoring Tests] section later in this chapter", 后面会详细介绍) shares the question's words but not its
 # answer: it ranks at this share of its score, below the section it points to when that was found
@@ -115,6 +119,8 @@ def rank_units(
     lead_terms = [t for t in exact_terms if len(t) > 2] or [t for t in terms if len(t) > 3]
     focus = focus_terms(question, term_weights, exact_terms)
     changes_asked = bool(_ASKS_CHANGES.search(question)) or mention_target(question) is not None
+    # the names a reference page would be filed under (`find`, `TargetDown`; not a capitalised word, `Generator`)
+    page_names = {w.lower() for w in question_names(question, exact_terms) if not has_cjk(w) and not _CAPITALISED.fullmatch(w)}
     for item, grade in items:
         if _CHANGELOG.search(item.path) and not changes_asked:
             continue
@@ -135,6 +141,8 @@ def rank_units(
             lead = LEAD_BONUS if any(t.lower() in text[:LEAD_CHARS].lower() for t in lead_terms) else 0.0
             code = CODE_BONUS if how and unit.has_code and body_cov > 0 else 0.0
             score = cov + body_cov + 0.3 * grade + exact + code + lead - short
+            if page_names and _page_name(unit.path) in page_names:
+                score += PAGE_BONUS
             if not unit.code and _POINTER.search(unit.text):
                 score *= POINTER_FACTOR
             key = (unit.path, unit.start_line, unit.end_line)
@@ -146,6 +154,11 @@ def rank_units(
         ranked = [s if _unit_language(s.unit) in (q_lang, "other") else ScoredUnit(s.score * OTHER_LANGUAGE_FACTOR, s.body_cov, s.grade, s.unit) for s in ranked]
     ranked.sort(key=lambda s: (-s.score, s.unit.path, s.unit.start_line))
     return ranked
+
+
+def _page_name(path: str) -> str:
+    """`find` for `command/find.md`: the name a reference page is filed under."""
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
 
 
 def _unit_language(unit: AnswerUnit) -> Lang:

@@ -284,3 +284,34 @@ def test_a_sentence_pointing_elsewhere_gives_way_to_the_section_it_points_to(tmp
              (evidence_from(tmp_path, "ch11-02.md", 1, 5, score=0.8, tool="hybrid"), 0.7)]
     draft = extractive_answer("How do I run all tests, including ignored tests?", items, UnitCache(tmp_path))
     assert [s.path for s in draft.sources] == ["ch11-02.md"] and "--include-ignored" in draft.body, draft.body
+
+
+def test_a_chinese_questions_latin_word_is_a_name_and_its_page_answers(tmp_path: Path) -> None:
+    """`find 批量删掉 txt 文件怎么写？`: "find" is the command (in an English question it is filler), and
+    the page filed under it answers before another page that shares more of the question's words."""
+    from kb_agent.agent.grade import question_terms
+
+    assert "find" in question_terms("find 批量删掉 txt 文件怎么写？")
+    assert "find" not in question_terms("How do I find large files?")
+    write(tmp_path, "command/bulk-rename.md", "# bulk-rename\n\n## 实例\n\n批量删掉文件名中的.txt\n\n```bash\nrename 's/.txt//' *\n```\n")
+    write(tmp_path, "command/find.md", "# find\n\n## 实例\n\n批量删除当前目录下所有.txt文件\n\n```shell\nfind . -type f -name \"*.txt\" -delete\n```\n")
+    items = [(evidence_from(tmp_path, "command/bulk-rename.md", 1, 9, score=0.9, tool="hybrid"), 0.75),
+             (evidence_from(tmp_path, "command/find.md", 1, 9, score=0.8, tool="hybrid"), 0.75)]
+    draft = extractive_answer("find 批量删掉 txt 文件怎么写？", items, UnitCache(tmp_path))
+    assert draft.sources[0].path == "command/find.md" and "-delete" in draft.body.split("\n- ")[0], draft.body
+
+
+def test_the_page_filed_under_a_name_the_question_writes_ranks_first(tmp_path: Path) -> None:
+    from kb_agent.agent.synthesize import PAGE_BONUS, rank_units
+
+    body = "# Usage\n\nDelete every .txt file under the current folder:\n\n```shell\nfind . -name '*.txt' -delete\n```\n"
+    for rel in ("command/find.md", "command/a-find-cheatsheet.md", "command/Generator.md"):
+        write(tmp_path, rel, body)
+    items = [(evidence_from(tmp_path, rel, 1, 7, score=0.9, tool="hybrid"), 0.75) for rel in ("command/a-find-cheatsheet.md", "command/find.md")]
+    ranked = rank_units("find 怎么删除 txt 文件？", items, UnitCache(tmp_path))
+    assert [s.unit.path for s in ranked] == ["command/find.md", "command/a-find-cheatsheet.md"]
+    assert round(ranked[0].score - ranked[1].score, 6) == PAGE_BONUS
+    # a capitalised everyday word names a concept a long guide has a chapter on, not a reference page
+    items = [(evidence_from(tmp_path, rel, 1, 7, score=0.9, tool="hybrid"), 0.75) for rel in ("command/a-find-cheatsheet.md", "command/Generator.md")]
+    ranked = rank_units("How does a Generator delete .txt files?", items, UnitCache(tmp_path))
+    assert ranked[0].score == ranked[1].score
