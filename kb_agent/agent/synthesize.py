@@ -624,7 +624,9 @@ def _reading_order(chosen: list[ScoredUnit]) -> list[ScoredUnit]:
 def _coverage(terms: Sequence[str], weights: dict[str, float], text: str) -> float:
     if not terms:
         return 0.0
-    have = matching_terms(terms, text)
+    # words as written only: a match through a translation (format ~ 格式) says a Chinese passage is
+    # relevant (the grader counts it) but must not rank it above an English one that writes the words
+    have = matching_terms(terms, text, translated=False)
     total = sum(weights.get(t, 1.0) for t in terms) or 1.0
     return sum(weights.get(t, 1.0) for t in terms if t in have) / total
 

@@ -178,7 +178,7 @@ def estimate_tokens(text: str) -> int:
     return cjk + int(words * 1.3) + 1
 
 
-def matching_terms(terms: Iterable[str], text: str) -> set[str]:
+def matching_terms(terms: Iterable[str], text: str, *, translated: bool = True) -> set[str]:
     """The terms that `text` holds: a Latin term as one of the text's tokens, a CJK term also as a
     substring, because jieba cuts the same words differently in different sentences (a question's
     "关闭" may sit inside a passage's "关闭了" cut as one word).
@@ -186,6 +186,8 @@ def matching_terms(terms: Iterable[str], text: str) -> set[str]:
     Args:
         terms: query terms, as `tokenize` returns them.
         text: the passage (or heading, path …) to look in.
+        translated: also match an English question's word in a Chinese text through the glosses of
+            the text's words (copy ~ 拷贝); False matches only as written.
     """
     want = list(terms)
     if not want:
@@ -195,7 +197,7 @@ def matching_terms(terms: Iterable[str], text: str) -> set[str]:
     if len(got) < len(want) and not has_cjk(text):
         # a Chinese term matches an English text that writes its translation (删除 ~ "delete")
         got.update(t for t in want if t not in got and has_cjk(t) and _written_in_english(t, have))
-    elif len(got) < len(want) and not any(has_cjk(t) for t in want):
+    elif translated and len(got) < len(want) and not any(has_cjk(t) for t in want):
         # an English question's word matches a Chinese text that writes a word it translates (copy ~ 拷贝)
         words = [t for t in want if t not in got and t.isascii() and t.isalpha() and len(t) > 2]
         if words:

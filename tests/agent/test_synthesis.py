@@ -315,3 +315,20 @@ def test_the_page_filed_under_a_name_the_question_writes_ranks_first(tmp_path: P
     items = [(evidence_from(tmp_path, rel, 1, 7, score=0.9, tool="hybrid"), 0.75) for rel in ("command/a-find-cheatsheet.md", "command/Generator.md")]
     ranked = rank_units("How does a Generator delete .txt files?", items, UnitCache(tmp_path))
     assert ranked[0].score == ranked[1].score
+
+
+def test_a_match_through_a_translation_never_ranks_a_unit_above_one_that_writes_the_words(tmp_path: Path) -> None:
+    """sample_kb: "What format do release tags use?" — the Chinese page matches `format` only through
+    格式; the English runbook writes the question's words and answers first."""
+    from kb_agent.agent.grade import item_features, uniform_weights
+
+    write(tmp_path, "zh/release-process.md", "# 发布流程\n\n## 版本号规则\n\n所有服务的 release tag 使用 `vYYYY.MM.DD-N` 格式。\n")
+    write(tmp_path, "runbooks/deploy.md", "# Deploy\n\n## Release\n\nRelease tags follow the pattern `vYYYY.MM.DD-N`.\n")
+    zh = evidence_from(tmp_path, "zh/release-process.md", 1, 5, score=0.9, tool="hybrid")
+    en = evidence_from(tmp_path, "runbooks/deploy.md", 1, 5, score=0.8, tool="hybrid")
+    q = "What format do release tags use?"
+    draft = extractive_answer(q, [(zh, 0.8), (en, 0.8)], UnitCache(tmp_path))
+    assert draft.sources[0].path == "runbooks/deploy.md", draft.body
+    # the grader still sees that the Chinese page is about the question (format ~ 格式)
+    terms = ["format", "releas", "tag", "use"]
+    assert item_features(terms, uniform_weights(terms), [], zh, 0).coverage > item_features(terms, uniform_weights(terms), [], en, 1).coverage
