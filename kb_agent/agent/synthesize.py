@@ -5,7 +5,7 @@ model's sources (the same units), and word the 'not in the knowledge base' reply
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
@@ -358,7 +358,7 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
     names = question_names(question, exact_terms)
     cross_language = not any(has_cjk(text) for text in shown)
     absent = [w for w in names if not (cross_language and has_cjk(w)) and _never_written(w, term_weights)]
-    absent = absent or [w for w in foreign_words(question, names) if _never_written(w, term_weights) and not written_in_kb(term_weights, w)]
+    absent = absent or foreign_words(question, names, lambda w: _never_written(w, term_weights) and not written_in_kb(term_weights, w))
     if absent:
         return (absent[0],)
     if not focus or any(matching_terms(focus, text) for text in shown):
@@ -370,18 +370,19 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
 _PLAIN_WORD = re.compile(r"(?<![\w.\-/])[a-z][a-z0-9]{2,}(?![\w.\-/])")
 
 
-def foreign_words(question: str, names: Sequence[str] = ()) -> list[str]:
+def foreign_words(question: str, names: Sequence[str] = (), keep: Callable[[str], bool] = lambda w: True) -> list[str]:
     """The lower-case words of an English question that are no English words (`chronyc` and `ufw` in
     "diagnose X with chronyc", "open a port with ufw"): tools and names typed the way their users type
-    them. Empty for a Chinese question (its Latin words are names already) and without a dictionary."""
-    from kb_agent.index.glosses import is_english_word
-
+    them. Empty for a Chinese question (its Latin words are names already) and without a dictionary.
+    `keep` filters the words before the dictionary is asked (it is opened only for a word kept)."""
     if has_cjk(question):
         return []
     out = []
     for w in dict.fromkeys(_PLAIN_WORD.findall(question)):
-        if w in names or not tokenize(w, drop_stopwords=True):
+        if w in names or not tokenize(w, drop_stopwords=True) or not keep(w):
             continue
+        from kb_agent.index.glosses import is_english_word
+
         if is_english_word(w) is False:
             out.append(w)
     return out
