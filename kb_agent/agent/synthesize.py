@@ -375,17 +375,12 @@ def foreign_words(question: str, names: Sequence[str] = (), keep: Callable[[str]
     "diagnose X with chronyc", "open a port with ufw"): tools and names typed the way their users type
     them. Empty for a Chinese question (its Latin words are names already) and without a dictionary.
     `keep` filters the words before the dictionary is asked (it is opened only for a word kept)."""
+    from kb_agent.index.glosses import is_english_word
+
     if has_cjk(question):
         return []
-    out = []
-    for w in dict.fromkeys(_PLAIN_WORD.findall(question)):
-        if w in names or not tokenize(w, drop_stopwords=True) or not keep(w):
-            continue
-        from kb_agent.index.glosses import is_english_word
-
-        if is_english_word(w) is False:
-            out.append(w)
-    return out
+    return [w for w in dict.fromkeys(_PLAIN_WORD.findall(question))
+            if w not in names and tokenize(w, drop_stopwords=True) and keep(w) and is_english_word(w) is False]
 
 
 def _never_written(name: str, term_weights: TermWeights) -> bool:
