@@ -53,6 +53,8 @@ _CAPITALISED = re.compile(r"[A-Z][a-z]+")
 # [Ignoring Tests] section later in this chapter", 后面会详细介绍) shares the question's words but not its
 # answer: it ranks at this share of its score, below the section it points to when that was found
 POINTER_FACTOR = 0.6
+# ... when the pointer is what the unit says: a long paragraph that also says "参见：X" carries its own content
+POINTER_MAX_CHARS = 300
 _POINTER = re.compile(
     r"\b(we['’]ll|we\s+will|will\s+be|you['’]ll|you\s+will)\s+(\w+\s+){0,2}(cover(ed)?|discuss(ed)?|explain(ed)?|talk\s+about|look\s+at|"
     r"get\s+to|explore[d]?|return\s+to|come\s+back\s+to|revisit(ed)?|learn\s+(more\s+)?about|see\s+(more\s+)?about|describe[d]?)\b"
@@ -143,7 +145,7 @@ def rank_units(
             score = cov + body_cov + 0.3 * grade + exact + code + lead - short
             if page_names and _page_name(unit.path) in page_names:
                 score += PAGE_BONUS
-            if not unit.code and _POINTER.search(unit.text):
+            if not unit.code and len(unit.text) <= POINTER_MAX_CHARS and _POINTER.search(unit.text):
                 score *= POINTER_FACTOR
             key = (unit.path, unit.start_line, unit.end_line)
             if key not in best or best[key].score < score:

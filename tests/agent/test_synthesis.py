@@ -332,3 +332,19 @@ def test_a_match_through_a_translation_never_ranks_a_unit_above_one_that_writes_
     # the grader still sees that the Chinese page is about the question (format ~ 格式)
     terms = ["format", "releas", "tag", "use"]
     assert item_features(terms, uniform_weights(terms), [], zh, 0).coverage > item_features(terms, uniform_weights(terms), [], en, 1).coverage
+
+
+def test_a_long_paragraph_that_also_points_elsewhere_keeps_its_score(tmp_path: Path) -> None:
+    """cmrc2018: "真君庙位于什么地方？" is answered by a paragraph that also says "参见：真君大帝"."""
+    from kb_agent.agent.synthesize import POINTER_MAX_CHARS, rank_units
+
+    long = "真君庙是香港一所庙宇，位于新界青衣岛，供奉灵昭真君（俗称真君大帝）。" + "当时广东各地皆建庙奉祀，至今香火不断。" * 15
+    assert len(long) > POINTER_MAX_CHARS
+    write(tmp_path, "a.md", f"# 真君庙\n\n{long}参见：真君大帝。\n")
+    write(tmp_path, "b.md", f"# 真君庙\n\n{long}\n")
+    write(tmp_path, "c.md", "# 真君庙\n\n真君庙位于新界青衣岛，详见《青衣岛》一章。\n")
+    write(tmp_path, "d.md", "# 真君庙\n\n真君庙位于新界青衣岛。\n")
+    items = [(evidence_from(tmp_path, p, 1, 3, score=0.9, tool="hybrid"), 0.8) for p in ("a.md", "b.md", "c.md", "d.md")]
+    score = {s.unit.path: s.score for s in rank_units("真君庙位于什么地方？", items, UnitCache(tmp_path))}
+    assert score["a.md"] == score["b.md"]  # the pointer is not what the paragraph says
+    assert score["c.md"] < score["d.md"]  # a short sentence that points elsewhere gives way
