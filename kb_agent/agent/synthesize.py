@@ -15,6 +15,7 @@ from kb_agent.agent.language import Lang, language_variants, page_language, ques
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
 from kb_agent.corpus.chunking import weight
+from kb_agent.corpus.discover import page_name
 from kb_agent.index.tokenize import has_cjk, matching_terms, tokenize
 from kb_agent.retrieval.rerank import asks_how
 from kb_agent.types import Evidence
@@ -143,7 +144,7 @@ def rank_units(
             lead = LEAD_BONUS if any(t.lower() in text[:LEAD_CHARS].lower() for t in lead_terms) else 0.0
             code = CODE_BONUS if how and unit.has_code and body_cov > 0 else 0.0
             score = cov + body_cov + 0.3 * grade + exact + code + lead - short
-            if page_names and _page_name(unit.path) in page_names:
+            if page_names and page_name(unit.path).lower() in page_names:
                 score += PAGE_BONUS
             if not unit.code and len(unit.text) <= POINTER_MAX_CHARS and _POINTER.search(unit.text):
                 score *= POINTER_FACTOR
@@ -156,11 +157,6 @@ def rank_units(
         ranked = [s if _unit_language(s.unit) in (q_lang, "other") else ScoredUnit(s.score * OTHER_LANGUAGE_FACTOR, s.body_cov, s.grade, s.unit) for s in ranked]
     ranked.sort(key=lambda s: (-s.score, s.unit.path, s.unit.start_line))
     return ranked
-
-
-def _page_name(path: str) -> str:
-    """`find` for `command/find.md`: the name a reference page is filed under."""
-    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
 
 
 def _unit_language(unit: AnswerUnit) -> Lang:

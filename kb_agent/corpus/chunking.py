@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from kb_agent.corpus.blocks import CODE_KINDS, CONTAINERS, Block, children, code_mask, is_code_only, parse_blocks
+from kb_agent.corpus.discover import page_name
 from kb_agent.corpus.markdown import (
     as_str_tuple,
     headings_from_blocks,
@@ -72,7 +73,7 @@ def parse_document(path: str, text: str) -> Document:
     title = str(fm.data.get("title") or "").strip()
     if not title:
         h1 = next((h for h in headings if h.level == 1), None)
-        title = h1.text if h1 else path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        title = h1.text if h1 else page_name(path)
     chunks = tuple(_chunk(path, lines, blocks, headings, fm.end_line, title))
     return Document(
         path=path,

@@ -13,6 +13,13 @@ from kb_agent.types import FileSkip
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 IGNORE_FILES = (".gitignore", ".kbignore")
+
+
+def page_name(path: str) -> str:
+    """The name a file is filed under: `find` for `command/find.md` (as written; callers fold case)."""
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
 # An ignore file is a few KB of patterns; a bigger one is not one we read.
 MAX_IGNORE_FILE_BYTES = 1024 * 1024
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from kb_agent.corpus.discover import MARKDOWN_SUFFIXES
+from kb_agent.corpus.discover import MARKDOWN_SUFFIXES, page_name
 from kb_agent.index.manifest import Catalog, FileRow
 
 
@@ -27,7 +27,7 @@ class LinkResolver:
                 if k:
                     keys.setdefault(k.strip().lower(), f.path)
         for f in rows:
-            stem = f.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+            stem = page_name(f.path).lower()
             keys[stem] = keys.get(stem, f.path) if stem in keys and keys[stem].count("/") < f.path.count("/") else f.path
         for f in rows:
             keys[f.path.rsplit(".", 1)[0].lower()] = f.path
