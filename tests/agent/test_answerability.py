@@ -5,10 +5,12 @@ marker (`README.md` / `README-zh.md`, tldr's `pages/` / `pages.zh/`) fold into o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.support.fakes import evidence_from
+from tests.support.sample import hash_settings
 
 from kb_agent.agent.analyzer import find_exact_terms, named_words
 from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, idf_weights
@@ -16,7 +18,9 @@ from kb_agent.agent.language import language_variants, page_language, twin_key, 
 from kb_agent.agent.plan import PlanRequest, make_plan
 from kb_agent.agent.synthesize import code_form, extractive_answer, focus_terms, foreign_words
 from kb_agent.agent.units import UnitCache
+from kb_agent.index.build import build_index
 from kb_agent.index.tokenize import matching_terms, tokenize
+from kb_agent.retrieval.tools import Retriever
 
 DEPLOY = """# Deploy
 
@@ -34,6 +38,18 @@ KAFKA_NOTE = """# Release notes
 
 * Add external link: consume Kafka messages with the app and aiokafka. PR #12.
 """
+
+
+@contextmanager
+def indexed_weights(root: Path) -> Iterator[tuple[Retriever, object]]:
+    """Index `root` (hash embeddings) and yield its Retriever with the engine's term weights (IDF and `rg -l`)."""
+    build_index(hash_settings(root))
+    r = Retriever(hash_settings(root))
+    try:
+        n_docs, _avg = r.index.catalog.bm25_stats()  # type: ignore[union-attr]
+        yield r, idf_weights(r.index.catalog.document_frequencies, n_docs, literal_files=r.literal_files)  # type: ignore[union-attr]
+    finally:
+        r.close()
 
 
 def write(root: Path, rel: str, text: str) -> None:
@@ -240,38 +256,30 @@ def test_an_english_number_word_answers_how_often(tmp_path: Path) -> None:
 def test_an_api_the_kb_never_writes_is_not_answered_from_its_neighbours(tmp_path: Path) -> None:
     """A name written as code must be written as is (any case, in a page or its path): `Float16Array`
     is another API than the `Float32Array` the KB explains, though the KB uses every part of it."""
-    from kb_agent.index.build import build_index
-    from kb_agent.retrieval.tools import Retriever
-    from tests.support.sample import hash_settings
-
     write(tmp_path, "typed-arrays.md", "# Typed arrays\n\n## Views\n\nA `Float32Array` view reads and writes 32-bit floats; "
           "a `Float64Array` view reads 64-bit floats.\n\n```js\nconst view = new Float32Array(buffer);\n```\n")
     write(tmp_path, "alerts/CPUThrottlingHigh.md", "# CPU throttling\n\n## Meaning\n\nProcesses experience elevated CPU throttling.\n\n"
           "## Mitigation\n\nRaise the CPU limit of the container, or remove the limit.\n")
     write(tmp_path, "threads.md", "# Threads\n\n## Scoped threads\n\nUse `thread::scope` to spawn threads that borrow local variables:\n\n"
           "```rust\nuse std::thread;\n\nthread::scope(|s| { s.spawn(|| println!(\"{v:?}\")); });\n```\n")
-    build_index(hash_settings(tmp_path))
-    r = Retriever(hash_settings(tmp_path))
-    assert r.literal_files("Float16Array") == 0 and r.literal_files("float32array") == 1
-    assert r.literal_files("CPUThrottlingHigh") == 1  # the page's path names the alert
-    n_docs, _avg = r.index.catalog.bm25_stats()  # type: ignore[union-attr]
-    weights = idf_weights(r.index.catalog.document_frequencies, n_docs, literal_files=r.literal_files)  # type: ignore[union-attr]
+    with indexed_weights(tmp_path) as (r, weights):
+        assert r.literal_files("Float16Array") == 0 and r.literal_files("float32array") == 1
+        assert r.literal_files("CPUThrottlingHigh") == 1  # the page's path names the alert
 
-    def answer(q: str, path: str) -> object:
-        items = [(evidence_from(tmp_path, path, 1, 20, score=0.9, tool="vector"), 0.8)]
-        return extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+        def answer(q: str, path: str) -> object:
+            items = [(evidence_from(tmp_path, path, 1, 20, score=0.9, tool="vector"), 0.8)]
+            return extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
 
-    draft = answer("How do I create a Float16Array view?", "typed-arrays.md")
-    assert draft.uncovered == ("Float16Array",), draft.body  # type: ignore[attr-defined]
-    draft = answer("How do I create a Float32Array view?", "typed-arrays.md")
-    assert not draft.uncovered and "new Float32Array(buffer)" in draft.body  # type: ignore[attr-defined]
-    draft = answer("Should I raise CPU limits when CPUThrottlingHigh fires?", "alerts/CPUThrottlingHigh.md")
-    assert not draft.uncovered and "Raise the CPU limit" in draft.body  # type: ignore[attr-defined]
-    draft = answer("How do I spawn scoped threads with std::thread::scope?", "threads.md")  # a page may import the rest
-    assert not draft.uncovered and "thread::scope(|s|" in draft.body  # type: ignore[attr-defined]
-    draft = answer("How do I spawn threads with std::thread::Builder?", "threads.md")
-    assert draft.uncovered == ("std::thread::Builder",), draft.body  # type: ignore[attr-defined]
-    r.close()
+        draft = answer("How do I create a Float16Array view?", "typed-arrays.md")
+        assert draft.uncovered == ("Float16Array",), draft.body  # type: ignore[attr-defined]
+        draft = answer("How do I create a Float32Array view?", "typed-arrays.md")
+        assert not draft.uncovered and "new Float32Array(buffer)" in draft.body  # type: ignore[attr-defined]
+        draft = answer("Should I raise CPU limits when CPUThrottlingHigh fires?", "alerts/CPUThrottlingHigh.md")
+        assert not draft.uncovered and "Raise the CPU limit" in draft.body  # type: ignore[attr-defined]
+        draft = answer("How do I spawn scoped threads with std::thread::scope?", "threads.md")  # a page may import the rest
+        assert not draft.uncovered and "thread::scope(|s|" in draft.body  # type: ignore[attr-defined]
+        draft = answer("How do I spawn threads with std::thread::Builder?", "threads.md")
+        assert draft.uncovered == ("std::thread::Builder",), draft.body  # type: ignore[attr-defined]
 
 
 def test_code_form_is_the_part_a_page_must_write() -> None:
@@ -288,20 +296,12 @@ def test_a_tool_typed_in_lower_case_that_the_kb_never_writes_is_not_answered_abo
     """"How do I diagnose X with chronyc?": `chronyc` is no English word (CC-CEDICT's English senses) and
     no file writes it, so the page about X does not answer; everyday words and words the KB writes, even
     inside longer ones (`repo` in "repository"), never count as absent."""
-    from kb_agent.index.build import build_index
-    from kb_agent.retrieval.tools import Retriever
-    from tests.support.sample import hash_settings
-
     assert foreign_words("How do I diagnose NodeClockNotSynchronising with chronyc?") == ["chronyc"]
     assert foreign_words("What command removes dangling images from a node?") == [], "everyday English"
     assert foreign_words("怎么用 chronyc 排查？") == [], "a Chinese question's Latin words are names already"
     write(tmp_path, "NodeClockNotSynchronising.md", "# NodeClockNotSynchronising\n\n## Diagnosis\n\n"
           "Check the time service on the node and its offset from the reference clock.\n\n## Repository\n\nThe repository holds the alert rules.\n")
-    build_index(hash_settings(tmp_path))
-    r = Retriever(hash_settings(tmp_path))
-    try:
-        n_docs, _avg = r.index.catalog.bm25_stats()  # type: ignore[union-attr]
-        weights = idf_weights(r.index.catalog.document_frequencies, n_docs, literal_files=r.literal_files)  # type: ignore[union-attr]
+    with indexed_weights(tmp_path) as (_r, weights):
         items = [(evidence_from(tmp_path, "NodeClockNotSynchronising.md", 1, 10, score=0.9, tool="vector"), 0.8)]
 
         def draft(q: str) -> object:
@@ -312,5 +312,3 @@ def test_a_tool_typed_in_lower_case_that_the_kb_never_writes_is_not_answered_abo
         assert not draft("Which repo holds the NodeClockNotSynchronising rules?").uncovered  # type: ignore[attr-defined]
         # without index statistics nothing is judged absent
         assert not extractive_answer("How do I diagnose NodeClockNotSynchronising with chronyc?", items, UnitCache(tmp_path)).uncovered
-    finally:
-        r.close()
