@@ -155,6 +155,15 @@ def is_term_of_art(term: str) -> bool:
     return has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term) and dictionary_tag(term) not in EVERYDAY_TAGS
 
 
+_HAN_ONLY = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def is_new_word(term: str) -> bool:
+    """A Chinese word jieba's HMM put together from characters its dictionary does not pair (扩缩容,
+    徐梦桃): a coined term or a name, at least CJK_NAME_MIN_CHARS long, named as a name is in English."""
+    return len(term) >= CJK_NAME_MIN_CHARS and _HAN_ONLY.fullmatch(term) is not None and not is_dictionary_word(term)
+
+
 def written_in_kb(term_weights: TermWeights, text: str) -> bool:
     """Does the KB write `text` as it is (any case, in a file's text or path)? True when the weights
     cannot tell (no index: uniform_weights)."""
@@ -295,11 +304,19 @@ class IdfWeights:
                 # question's words (in an English-only KB every Chinese term weighs 0, as before: the
                 # question is judged by the names it shares with the pages, glosses being too loose alone)
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
+            elif is_new_word(t) and self._kb_has_chinese() and self._unwritten_pairs(t):
+                # a coined term the KB never writes, nor any two of its characters together (扩缩容 in a
+                # KB without 扩缩 or 缩容): the topic is absent, as with an unseen term of art
+                out[t] = UNKNOWN_TERM_WEIGHT
             elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_term_of_art(t)):
                 out[t] = 0.0
             else:
                 out[t] = UNKNOWN_TERM_WEIGHT
         return out
+
+    def _unwritten_pairs(self, term: str) -> bool:
+        """No KB file writes the term, nor any two of its adjacent characters."""
+        return self._literal_files is not None and not self._written(term) and not any(self._written(term[i : i + 2]) for i in range(len(term) - 1))
 
     def _gloss_df(self, term: str) -> int:
         """Chunks holding the commonest of the term's English glosses (all of a gloss's words), 0 for none."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
 from kb_agent.agent.analyzer import named_words
-from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_term_of_art, question_terms, uniform_weights, written_in_kb
+from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_new_word, is_term_of_art, question_terms, uniform_weights, written_in_kb
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
@@ -306,7 +306,7 @@ FOCUS_MIN_WEIGHT = 3.0
 
 def question_names(question: str, exact_terms: Sequence[str] = ()) -> list[str]:
     """What the question names: its names and exact terms as written, and its long Chinese dictionary words."""
-    cjk = [t for t in question_terms(question) if is_term_of_art(t)]
+    cjk = [t for t in question_terms(question) if is_term_of_art(t) or is_new_word(t)]
     return list(dict.fromkeys((*exact_terms, *named_words(question), *cjk)))
 
 

@@ -312,3 +312,30 @@ def test_a_tool_typed_in_lower_case_that_the_kb_never_writes_is_not_answered_abo
         assert not draft("Which repo holds the NodeClockNotSynchronising rules?").uncovered  # type: ignore[attr-defined]
         # without index statistics nothing is judged absent
         assert not extractive_answer("How do I diagnose NodeClockNotSynchronising with chronyc?", items, UnitCache(tmp_path)).uncovered
+
+
+def test_a_coined_chinese_term_the_kb_never_writes_is_not_answered_about(tmp_path: Path) -> None:
+    """"Kubernetes 自动扩缩容怎么配置？" over deployment pages that mention Kubernetes: jieba's HMM glues
+    扩缩容 (no dictionary word, so not a term of art), and no file writes it or any two of its characters
+    together — the topic is absent. A coined word whose characters the KB does pair (a name written
+    inside a longer one) is still answered."""
+    from kb_agent.agent.grade import is_new_word
+    from kb_agent.index.tokenize import is_dictionary_word
+
+    assert "扩缩容" in tokenize("Kubernetes 自动扩缩容怎么配置？") and not is_dictionary_word("扩缩容"), "premise: jieba's HMM word"
+    assert is_new_word("扩缩容") and not is_new_word("防火墙") and not is_new_word("配置") and not is_new_word("k8s扩容")
+    write(tmp_path, "zh/deploy.md", "# 部署\n\n## 容器\n\n在 Kubernetes 集群中，通常在集群层面处理容器复制和负载均衡。\n\n"
+          "## 配置\n\n用环境变量配置应用的端口和 worker 数量。\n")
+    write(tmp_path, "zh/fish.md", "# 班卡雀鲷\n\n班卡雀鲷生活在水深1至12公尺的海域。\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        items = [(evidence_from(tmp_path, "zh/deploy.md", 1, 9, score=0.9, tool="vector"), 0.8)]
+        q = "Kubernetes 自动扩缩容怎么配置？"
+        draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+        assert draft.uncovered == ("扩缩容",), draft.body
+        assert weights(["扩缩容"])["扩缩容"] == UNKNOWN_TERM_WEIGHT  # type: ignore[operator]
+        q = "Kubernetes 集群怎么配置负载均衡？"
+        assert not extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights).uncovered
+        fish = [(evidence_from(tmp_path, "zh/fish.md", 1, 3, score=0.9, tool="vector"), 0.8)]
+        q = "班卡雀鲷生活在水深多少的海域？"
+        draft = extractive_answer(q, fish, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+        assert not draft.uncovered and "1至12公尺" in draft.body, (draft.uncovered, draft.body)
