@@ -27,7 +27,7 @@ from kb_agent.agent.grade import (
 )
 from kb_agent.agent.plan import ALL_TOOLS, ENGLISH_OBJECTIVE, STEP_TIMEOUT_S, PlanRequest, make_plan
 from kb_agent.agent.schemas import GradeBatch, RouteDecision, SynthesizedAnswer
-from kb_agent.agent.state import ConversationState, IterationGrade, RetrievalState
+from kb_agent.agent.state import GRADED, ConversationState, IterationGrade, RetrievalState
 from kb_agent.agent.subjects import comparison_subjects, mention_route, subject_gaps
 from kb_agent.agent.synthesize import (
     Draft,
@@ -258,9 +258,12 @@ def grade_evidence(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict
             grader = "model"
         except LlmError as e:
             run.notes.append(f"grading fell back to the deterministic scorer: {e.message}")
+    # a passage kept in an earlier round keeps its grade (state.GRADED): the rank feature reads the rank
+    # of whichever tool's hit won the merge, and a refine search for one keyword ranks the right lines lower
+    scores = [max(s, float(it.explain.get(GRADED, 0.0))) for s, it in zip(scores, items)]
     decision = decide(scores, drop_below=deps.drop_below, generate_at=deps.generate_at,
                       reretrieve_below=deps.reretrieve_below, question_pool=question_pool(items))
-    kept = [items[i] for i in decision.kept]
+    kept = [replace(items[i], explain={**items[i].explain, GRADED: scores[i]}) for i in decision.kept]
     kept_scores = [scores[i] for i in decision.kept]
     missing = tuple(missing_keywords(state.get("grep_keywords", []), kept)) if decision.action != "generate" else ()
     action = decision.action

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, Literal, TypedDict
 
 from kb_agent.names import QueryType as QueryType
@@ -17,6 +17,10 @@ AnswerSource = Literal["kb", "llm_fallback", "none"]
 
 # passages longer than this are cut (DESIGN: items ≤ 2000 chars)
 MAX_ITEM_CHARS = 2000
+# the `explain` key where grade_evidence records a kept item's grade: a passage graded in one round keeps
+# at least that grade in the next (a later search finding the same lines again, at a worse rank of its
+# own tool, is no evidence against them)
+GRADED = "graded"
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +143,9 @@ def merge_evidence(left: list[Evidence] | None, right: list[Evidence] | None) ->
 
 def _combine(a: Evidence, b: Evidence) -> Evidence:
     best, other = (a, b) if a.score >= b.score else (b, a)
+    graded = max(float(a.explain.get(GRADED, 0.0)), float(b.explain.get(GRADED, 0.0)))
+    if graded:  # the joined item holds the graded lines: their grade goes with it
+        best = replace(best, explain={**best.explain, GRADED: graded})
     if best.start_line <= other.start_line and other.end_line <= best.end_line:
         return best
     lines: dict[int, str] = {}

@@ -60,3 +60,31 @@ def test_cap_item_cuts_at_line_boundary_and_keeps_range_exact() -> None:
     n_lines = len(capped.text.split("\n"))
     assert capped.end_line == 10 + n_lines - 1
     assert capped.text == "\n".join(text.split("\n")[:n_lines])
+
+
+def test_a_graded_passage_keeps_its_grade_when_a_later_search_finds_it_again() -> None:
+    """A refine round that searches one keyword can find the kept lines again, lower in its own list; the
+    merged item must not lose the grade it earned (it once dropped 0.72 → 0.28 and kb refused a question
+    whose answer it held)."""
+    from pathlib import Path
+
+    from kb_agent.agent.graph import _NoTools
+    from kb_agent.agent.nodes import AgentDeps, NodeRun, grade_evidence
+    from kb_agent.agent.state import GRADED
+    from kb_agent.llm.offline import OfflineModel
+    from kb_agent.llm.retry import MeteredModel
+
+    q = "What happens when the vector index is out of range?"
+    right = Evidence("v.md", 98, 100, "Accessing an index out of range makes the vector method panic.", 0.91, "vector", explain={"rank": 0})
+    deps = AgentDeps(tools=_NoTools(), model=MeteredModel(OfflineModel()), root=Path("."))
+    first = grade_evidence({"question": q, "evidence": [right], "iteration": 1, "max_iterations": 3}, deps, NodeRun())  # type: ignore[typeddict-item]
+    graded = first["evidence"].value[0]
+    assert graded.explain[GRADED] == first["evidence_scores"][0] >= deps.generate_at - 0.2
+    # the refine round's hybrid search ranks the same lines fifth: its hit wins the merge (higher raw score)
+    again = Evidence("v.md", 98, 100, right.text, 1.46, "hybrid", explain={"rank": 4, "norm_score": 0.7})
+    other = [Evidence("w.md", i, i, "unrelated words", 2.0 - i / 10, "hybrid", explain={"rank": i}) for i in range(4)]
+    merged = merge_evidence([graded], [*other, again])
+    assert next(e for e in merged if e.path == "v.md").tool == "hybrid"
+    second = grade_evidence({"question": q, "evidence": merged, "iteration": 2, "max_iterations": 3}, deps, NodeRun())  # type: ignore[typeddict-item]
+    kept = dict(zip([e.path for e in second["evidence"].value], second["evidence_scores"]))
+    assert kept["v.md"] == first["evidence_scores"][0], second
