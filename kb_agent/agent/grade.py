@@ -164,6 +164,15 @@ def is_new_word(term: str) -> bool:
     return len(term) >= CJK_NAME_MIN_CHARS and _HAN_ONLY.fullmatch(term) is not None and not is_dictionary_word(term)
 
 
+# jieba's noun tags: a two-character dictionary word tagged so names a thing (灰度, 链路, 助手)
+THING_TAGS = frozenset({"n", "nz"})
+
+
+def is_thing_word(term: str) -> bool:
+    """A two-character Chinese dictionary noun (jieba's tag n or nz)."""
+    return len(term) == 2 and _HAN_ONLY.fullmatch(term) is not None and dictionary_tag(term) in THING_TAGS
+
+
 def written_in_kb(term_weights: TermWeights, text: str) -> bool:
     """Does the KB write `text` as it is (any case, in a file's text or path)? True when the weights
     cannot tell (no index: uniform_weights)."""
@@ -261,8 +270,9 @@ class IdfWeights:
     neither evidence of absence nor a word to match; so does an unseen CJK term that is no dictionary
     word (jieba's fallback glued characters it could not place) or an everyday two-character word
     (改成, 超时: a question may word it differently), and every CJK term when the KB holds no Chinese at
-    all (a Chinese question about English pages). Only an unseen Chinese term of art (防火墙) or Latin
-    word is evidence that the topic is absent. In a KB that holds Chinese, an unseen Chinese term whose
+    all (a Chinese question about English pages). Only an unseen Chinese term of art (防火墙), a
+    two-character noun (灰度) or a coined word (扩缩容) that no file writes, or an unseen Latin word, is
+    evidence that the topic is absent. In a KB that holds Chinese, an unseen Chinese term whose
     English gloss the KB writes (删除 → "delete", index/glosses.py) weighs what the gloss weighs.
     `split_unseen` recovers the KB's words from such glue before weighing (索莫尼是 → 索莫尼, the name the
     KB writes).
@@ -307,6 +317,10 @@ class IdfWeights:
             elif is_new_word(t) and self._kb_has_chinese() and self._unwritten_pairs(t):
                 # a coined term the KB never writes, nor any two of its characters together (扩缩容 in a
                 # KB without 扩缩 or 缩容): the topic is absent, as with an unseen term of art
+                out[t] = UNKNOWN_TERM_WEIGHT
+            elif is_thing_word(t) and self._kb_has_chinese() and not self._written(t):
+                # a two-character noun no file writes, not even inside a longer word (灰度 in "接口怎么做灰度发布",
+                # 助手 in "凭据助手"): the thing is absent; verbs and adverbs stay how a question is put (改成, 彻底)
                 out[t] = UNKNOWN_TERM_WEIGHT
             elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_term_of_art(t)):
                 out[t] = 0.0

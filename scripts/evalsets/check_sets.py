@@ -32,6 +32,7 @@ CORPORA = {
     "es6.jsonl": Path("/work/evaldata/es6tutorial"),
     "rustbook_dev2.jsonl": Path("/work/evaldata/rust-book"),
     "es6_dev2.jsonl": Path("/work/evaldata/es6tutorial"),
+    "fastapi_dev3.jsonl": EVAL / "fastapi_docs",
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}

@@ -339,3 +339,19 @@ def test_a_coined_chinese_term_the_kb_never_writes_is_not_answered_about(tmp_pat
         q = "班卡雀鲷生活在水深多少的海域？"
         draft = extractive_answer(q, fish, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
         assert not draft.uncovered and "1至12公尺" in draft.body, (draft.uncovered, draft.body)
+
+
+def test_a_chinese_noun_the_kb_never_writes_is_evidence_the_topic_is_absent(tmp_path: Path) -> None:
+    """"接口怎么做灰度发布？" over pages about 接口 and 发布: 灰度 (a noun, jieba's tag n) is written nowhere, so
+    the question is about something the KB lacks; a verb the KB never uses (改成) stays how the question is
+    put, and a noun written inside a longer word (合格 in 不合格) is not absent."""
+    from kb_agent.agent.grade import deterministic_scores, is_thing_word
+
+    assert is_thing_word("灰度") and is_thing_word("助手") and not is_thing_word("改成") and not is_thing_word("彻底")
+    write(tmp_path, "zh/api.md", "# 接口\n\n## 发布\n\n新版本的接口通过 CI 发布到生产环境，发布前检查不合格的项。\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        w = weights(["灰度", "改成", "合格"])  # type: ignore[operator]
+        assert w["灰度"] == UNKNOWN_TERM_WEIGHT and w["改成"] == 0.0 and w["合格"] < UNKNOWN_TERM_WEIGHT, w
+        item = [evidence_from(tmp_path, "zh/api.md", 1, 5, score=0.9, tool="vector")]
+        absent, present = (deterministic_scores(q, item, term_weights=weights)[0] for q in ("接口怎么做灰度发布？", "接口怎么发布？"))  # type: ignore[arg-type]
+        assert absent < 0.5 <= present, (absent, present)
