@@ -280,7 +280,7 @@ def extractive_answer(
         missing = tuple(uncovered(subjects, shown))
     elif not target:
         units_text = [s.unit.search_text for s in chosen]
-        missing = focus_gap(question, shown, term_weights, exact_terms) or amount_gap(question, units_text)
+        missing = focus_gap(question, shown, term_weights, exact_terms) or amount_gap(question, units_text) or coverage_gap(question, shown, term_weights)
     else:
         missing = ()
     sources: list[SourceRef] = []
@@ -365,6 +365,32 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
     return (surface,)
 
 
+# the quoted units together must hold at least this share of the question's words (IDF-weighted; words the
+# KB never uses left out, they are judged as absent elsewhere): an answer that holds a third of what was
+# asked ("[Redis](…), etc." for "how do I cache endpoint responses in Redis") is about something else
+ANSWER_MIN_COVERAGE = 1 / 3
+
+
+def coverage_gap(question: str, shown: Sequence[str], term_weights: TermWeights) -> tuple[str, ...]:
+    """(the question's words the answer does not hold,) when the shown units hold less than
+    ANSWER_MIN_COVERAGE of the question's weighted words, else (). Not for a Chinese question answered
+    from English pages (its words are matched through glosses, too loosely to count)."""
+    if has_cjk(question) and not any(has_cjk(text) for text in shown):
+        return ()
+    terms = question_terms(question, term_weights)
+    weights = {t: w for t, w in (term_weights(terms) if terms else {}).items() if 0.0 < w < UNKNOWN_TERM_WEIGHT}
+    total = sum(weights.values())
+    if not total:
+        return ()
+    got = matching_terms(weights, "\n".join(shown))
+    if sum(weights[t] for t in got) / total >= ANSWER_MIN_COVERAGE:
+        return ()
+    words = _WORD_OR_CJK.findall(question)
+    missing = [next((w for w in words if t in tokenize(w)), t) for t in weights if t not in got]
+    return (" ".join(dict.fromkeys(missing)),)
+
+
+_WORD_OR_CJK = re.compile(r"[A-Za-z0-9][\w.\-]*|[\u4e00-\u9fff]+")
 _PLAIN_WORD = re.compile(r"(?<![\w.\-/])[a-z][a-z0-9]{2,}(?![\w.\-/])")
 
 

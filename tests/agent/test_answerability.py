@@ -355,3 +355,24 @@ def test_a_chinese_noun_the_kb_never_writes_is_evidence_the_topic_is_absent(tmp_
         item = [evidence_from(tmp_path, "zh/api.md", 1, 5, score=0.9, tool="vector")]
         absent, present = (deterministic_scores(q, item, term_weights=weights)[0] for q in ("接口怎么做灰度发布？", "接口怎么发布？"))  # type: ignore[arg-type]
         assert absent < 0.5 <= present, (absent, present)
+
+
+def test_an_answer_that_holds_a_third_of_the_question_is_not_an_answer(tmp_path: Path) -> None:
+    """"How do I cache endpoint responses in Redis?" over a page that lists Redis among images to run: the
+    units name Redis and nothing else the question asks (cache, endpoint, responses), so the answer is
+    about something else; a question the same units do answer ("Which Redis image can I run?") stands."""
+    from kb_agent.agent.synthesize import coverage_gap
+
+    write(tmp_path, "deploy/docker.md", "# Docker\n\n## Images\n\nYou can run other services next to your app:\n\n"
+          "- [Redis](https://hub.docker.com/_/redis), etc.\n- [PostgreSQL](https://hub.docker.com/_/postgres)\n\n"
+          "## Endpoints\n\nEach endpoint returns JSON responses.\n\n## Cache\n\nThe build cache speeds up images.\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        items = [(evidence_from(tmp_path, "deploy/docker.md", 5, 8, score=0.9, tool="vector"), 0.8)]
+        q = "How do I cache endpoint responses in Redis?"
+        draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+        assert draft.uncovered == ("cache endpoint responses",), (draft.uncovered, draft.body)
+        q = "Which Redis image can I run next to my app?"
+        assert not extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights).uncovered
+        # without index statistics (every word weighs 1) the rule still reads the words; a Chinese question
+        # answered from English pages is not judged by it
+        assert coverage_gap("Redis 缓存怎么配置？", ["- [Redis](https://hub.docker.com/_/redis), etc."], weights) == ()  # type: ignore[arg-type]
