@@ -314,11 +314,11 @@ class IdfWeights:
                 # question's words (in an English-only KB every Chinese term weighs 0, as before: the
                 # question is judged by the names it shares with the pages, glosses being too loose alone)
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif is_new_word(t) and self._kb_has_chinese() and self._unwritten_pairs(t):
+            elif has_cjk(t) and self._kb_has_chinese() and is_new_word(t) and self._unwritten_pairs(t):
                 # a coined term the KB never writes, nor any two of its characters together (扩缩容 in a
                 # KB without 扩缩 or 缩容): the topic is absent, as with an unseen term of art
                 out[t] = UNKNOWN_TERM_WEIGHT
-            elif is_thing_word(t) and self._kb_has_chinese() and not self._written(t):
+            elif has_cjk(t) and self._kb_has_chinese() and is_thing_word(t) and not self._written(t):
                 # a two-character noun no file writes, not even inside a longer word (灰度 in "接口怎么做灰度发布",
                 # 助手 in "凭据助手"): the thing is absent; verbs and adverbs stay how a question is put (改成, 彻底)
                 out[t] = UNKNOWN_TERM_WEIGHT
