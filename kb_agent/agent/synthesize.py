@@ -385,12 +385,13 @@ def coverage_gap(question: str, shown: Sequence[str], term_weights: TermWeights)
     got = matching_terms(weights, "\n".join(shown))
     if sum(weights[t] for t in got) / total >= ANSWER_MIN_COVERAGE:
         return ()
-    words = _WORD_OR_CJK.findall(question)
-    missing = [next((w for w in words if t in tokenize(w)), t) for t in weights if t not in got]
+    words = _LATIN_WORD.findall(question)
+    # a Latin term is shown as the question wrote it ("responses" for respons); a Chinese term is a word already
+    missing = [t if has_cjk(t) else next((w for w in words if t in tokenize(w)), t) for t in weights if t not in got]
     return (" ".join(dict.fromkeys(missing)),)
 
 
-_WORD_OR_CJK = re.compile(r"[A-Za-z0-9][\w.\-]*|[\u4e00-\u9fff]+")
+_LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 _PLAIN_WORD = re.compile(r"(?<![\w.\-/])[a-z][a-z0-9]{2,}(?![\w.\-/])")
 
 
