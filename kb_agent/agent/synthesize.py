@@ -620,9 +620,19 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
         units = cache.file_units(u.path)
         after = [t for t in units if t.start_line > u.end_line]
         prev_end = u.end_line
-        for t in after[:INTRO_ITEMS_MAX]:
+        top_indent: int | None = None
+        items = 0
+        for t in after:
             if t.kind != "item" or t.start_line > prev_end + 2:
                 break
+            # INTRO_ITEMS_MAX counts the list's own items: a nested item belongs to the one above it
+            # ("Grafana: <url>" with its "默认用户名" / "默认密码" under it)
+            indent = cache.indent(t.path, t.start_line)
+            top_indent = indent if top_indent is None else top_indent
+            if indent <= top_indent:
+                items += 1
+                if items > INTRO_ITEMS_MAX:
+                    break
             extra = ScoredUnit(s.score, s.body_cov, s.grade, t, listed=s.score >= LISTED_MIN * top)
             if any(c.unit == t for c in out):  # already quoted for its own words: the list goes on after it
                 prev_end = t.end_line

@@ -123,6 +123,12 @@ class UnitCache:
                 self._lines[rel], self._units[rel], self._sections[rel] = hit
         return self._units[rel]
 
+    def indent(self, rel: str, line: int) -> int:
+        """How far a line of a file (units built) is indented: a list item's nesting depth, in columns."""
+        lines = self._lines.get(rel) or []
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return len(text) - len(text.lstrip(" \t"))
+
     def line_unit(self, rel: str, start: int, end: int, needle: str) -> AnswerUnit | None:
         """The first line in start..end naming `needle` (any case) as a one-line unit, even when it is
         link-only: for "which pages mention X" the mention itself is the evidence."""

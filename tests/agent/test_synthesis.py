@@ -163,6 +163,17 @@ def test_an_intro_ending_in_a_colon_brings_its_list_items(tmp_path: Path, label:
     assert "--rotate-now" in draft.body and "--keep-old 2" in draft.body, draft.body
 
 
+def test_an_intro_brings_its_items_with_the_items_nested_under_them(tmp_path: Path) -> None:
+    """The items an intro brings are counted as the list's own items: the sub-items under one (a URL's user
+    name and password) come with it, so the second service's password is not cut off as a fifth item."""
+    write(tmp_path, "p.md", "# Playground\n\n## Dashboards\n\nAfter start-up, open these addresses in a browser:\n\n"
+          "- Dashboard: `http://127.0.0.1:2379/dashboard`\n\n    - default user: `root`\n    - default password: empty\n\n"
+          "- Grafana: `http://127.0.0.1:3000`\n\n    - default user: `admin`\n    - default password: `admin`\n")
+    items = [(evidence_from(tmp_path, "p.md", 1, 16, score=0.9, tool="x"), 0.9)]
+    draft = extractive_answer("Which addresses do I open in a browser after start-up?", items, UnitCache(tmp_path))
+    assert "http://127.0.0.1:3000" in draft.body and "default password: `admin`" in draft.body, draft.body
+
+
 RULES = """# Ownership
 
 Ownership rules govern how a program manages memory.
