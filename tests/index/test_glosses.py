@@ -130,15 +130,16 @@ def _ask(root: Path, files: dict[str, str], question: str) -> Answer:
 
 
 def test_a_chinese_term_a_mixed_kb_writes_only_in_english_weighs_what_its_gloss_weighs() -> None:
-    from kb_agent.agent.grade import idf_weights
+    from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, idf_weights
     from kb_agent.index.tokenize import tokenize
     from kb_agent.retrieval.lexical import bm25_idf
 
     english = {tokenize(w)[0]: df for w, df in (("delete", 3), ("remote", 2), ("branch", 4))}
     mixed = {"的": 50, **english}
-    w = idf_weights(lambda ts: {t: mixed[t] for t in ts if t in mixed}, 100, literal_files=lambda t: 0)(["删除", "远程", "分支", "悬空"])
+    w = idf_weights(lambda ts: {t: mixed[t] for t in ts if t in mixed}, 100, literal_files=lambda t: 0)(["删除", "远程", "分支", "挂起", "悬空"])
     assert w["远程"] == bm25_idf(100, 2) and w["删除"] == bm25_idf(100, 3)
-    assert w["悬空"] == 0.0, "no gloss of it is written: an everyday word, no evidence either way"
+    assert w["挂起"] == 0.0, "no gloss of it is written: an everyday verb, no evidence either way"
+    assert w["悬空"] == UNKNOWN_TERM_WEIGHT, "a noun (jieba's tag n) no file writes, in either language: the thing is absent"
     only_english = idf_weights(lambda ts: {t: english[t] for t in ts if t in english}, 100, literal_files=lambda t: 0)(["删除", "远程"])
     assert only_english == {"删除": 0.0, "远程": 0.0}, "an English-only KB judges a Chinese question by the names it shares"
 
