@@ -117,7 +117,8 @@ _FILLER = frozenset(
     doc docs document documents page pages kb knowledge base about there mean means meaning
     compare comparison difference differences between versus related relate relates relationship""".split()
 )
-_LATIN_WORD = re.compile(rf"[A-Za-z0-9][{_L}.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
+# a Latin word as a question writes it (`cache.ttl_seconds`, `HTTP/3`, `responses`)
+LATIN_WORD = re.compile(rf"[A-Za-z0-9][{_L}.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +229,7 @@ def keywords_for(question: str, exact_terms: list[str]) -> list[str]:
     words: list[str] = list(exact_terms)
     inside_exact = {t.lower() for term in exact_terms for t in re.split(r"[\s._/-]+", term)}
     filler = frozenset() if has_cjk(question) else _FILLER  # a Chinese question's Latin words are names (`find`)
-    for m in _LATIN_WORD.finditer(question):
+    for m in LATIN_WORD.finditer(question):
         w = m.group()
         lw = w.lower()
         if lw in STOPWORDS or lw in filler or len(w) < 3 or lw in inside_exact or any(w in t for t in exact_terms):

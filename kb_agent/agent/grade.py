@@ -314,13 +314,7 @@ class IdfWeights:
                 # question's words (in an English-only KB every Chinese term weighs 0, as before: the
                 # question is judged by the names it shares with the pages, glosses being too loose alone)
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and self._kb_has_chinese() and is_new_word(t) and self._unwritten_pairs(t):
-                # a coined term the KB never writes, nor any two of its characters together (扩缩容 in a
-                # KB without 扩缩 or 缩容): the topic is absent, as with an unseen term of art
-                out[t] = UNKNOWN_TERM_WEIGHT
-            elif has_cjk(t) and self._kb_has_chinese() and is_thing_word(t) and not self._written(t):
-                # a two-character noun no file writes, not even inside a longer word (灰度 in "接口怎么做灰度发布",
-                # 助手 in "凭据助手"): the thing is absent; verbs and adverbs stay how a question is put (改成, 彻底)
+            elif has_cjk(t) and self._kb_has_chinese() and self._absent_thing(t):
                 out[t] = UNKNOWN_TERM_WEIGHT
             elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_term_of_art(t)):
                 out[t] = 0.0
@@ -328,9 +322,15 @@ class IdfWeights:
                 out[t] = UNKNOWN_TERM_WEIGHT
         return out
 
-    def _unwritten_pairs(self, term: str) -> bool:
-        """No KB file writes the term, nor any two of its adjacent characters."""
-        return self._literal_files is not None and not self._written(term) and not any(self._written(term[i : i + 2]) for i in range(len(term) - 1))
+    def _absent_thing(self, term: str) -> bool:
+        """An unseen Chinese word that names a thing no file writes: a two-character noun not even inside a
+        longer word (灰度 in "接口怎么做灰度发布", 助手 in "凭据助手"), or a word jieba's HMM coined of which no
+        file writes any two characters together either (扩缩容 in a KB without 扩缩 or 缩容). Verbs and adverbs
+        stay how a question is put (改成, 彻底)."""
+        if is_thing_word(term):
+            return not self._written(term)
+        return (self._literal_files is not None and is_new_word(term) and not self._written(term)
+                and not any(self._written(term[i : i + 2]) for i in range(len(term) - 1)))
 
     def _gloss_df(self, term: str) -> int:
         """Chunks holding the commonest of the term's English glosses (all of a gloss's words), 0 for none."""

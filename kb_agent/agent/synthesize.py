@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
-from kb_agent.agent.analyzer import named_words
+from kb_agent.agent.analyzer import LATIN_WORD, named_words
 from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_new_word, is_term_of_art, question_terms, uniform_weights, written_in_kb
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
@@ -385,13 +385,12 @@ def coverage_gap(question: str, shown: Sequence[str], term_weights: TermWeights)
     got = matching_terms(weights, "\n".join(shown))
     if sum(weights[t] for t in got) / total >= ANSWER_MIN_COVERAGE:
         return ()
-    words = _LATIN_WORD.findall(question)
+    words = LATIN_WORD.findall(question)
     # a Latin term is shown as the question wrote it ("responses" for respons); a Chinese term is a word already
     missing = [t if has_cjk(t) else next((w for w in words if t in tokenize(w)), t) for t in weights if t not in got]
     return (" ".join(dict.fromkeys(missing)),)
 
 
-_LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 _PLAIN_WORD = re.compile(r"(?<![\w.\-/])[a-z][a-z0-9]{2,}(?![\w.\-/])")
 
 
