@@ -441,7 +441,7 @@ def code_form(name: str) -> str | None:
         return core + "("  # `.take()`: a page that explains it calls it (`iter.take(2)`)
     if "/" in core or not _CODE_SHAPE.search(core):
         return None
-    seps = _CODE_SEP.findall(core)
+    seps: list[str] = _CODE_SEP.findall(core)
     segs = _CODE_SEP.split(core)
     if any(len(seg) <= 2 for seg in segs):
         return None
