@@ -45,6 +45,14 @@ _EXACT_PATTERNS = [
     re.compile(rf"(?<![{_L}])(?:\.{{0,2}}/)?[{_L}.-]+/(?:[\w.-]+/)*(?:[\w.-]*?\.[A-Za-z0-9]+(?![A-Za-z0-9]|\.[A-Za-z0-9])|[{_L}.-]+)"),
     re.compile(rf"(?<![{_L}-])--[a-z][a-z0-9-]+"),  # CLI flags: --set
 ]
+# an operator the question names by itself (`??`, `||`, `&&`, `=>`, `?.`, `>>`): two to four operator
+# characters with no word or other operator character on either side, not `?`, `!` and `.` ending the
+# question ("what is this??" is punctuation); runs of one repeated `.`, `-` or `:` are prose
+_OPERATOR_CHARS = r"?|&=<>!*%^~+:.\-"
+_OPERATOR = re.compile(rf"(?<![{_L}{_OPERATOR_CHARS}`])[{_OPERATOR_CHARS}]{{2,4}}(?![{_L}{_OPERATOR_CHARS}`])")
+_OPERATOR_TERM = re.compile(rf"[{_OPERATOR_CHARS}]{{2,4}}")
+_NOT_OPERATORS = re.compile(r"(.)\1*|[?!]+")
+_DOUBLED_OPERATORS = frozenset(("??", "**", "||", "&&", ">>", "<<", "=="))
 # dotted words that are prose, not identifiers
 _NOT_IDENTIFIERS = {"e.g", "i.e", "etc.", "vs.", "a.m", "p.m"}
 
@@ -200,11 +208,37 @@ def find_exact_terms(question: str) -> list[str]:
                 continue
             found.append((m.start(), term))
             spans.append(m.span())
+    for start, op in _operators(question):
+        if not any(s <= start < e for s, e in spans):
+            found.append((start, op))
     ordered = [t for _, t in sorted(found)]
     return list(dict.fromkeys(ordered))[:MAX_EXACT_TERMS]
 
 
 _NAME_WORD = re.compile(rf"(?<![{_L}.\-/])[A-Za-z0-9][{_L}.\-/+]*[{_L}+]|(?<![{_L}.\-/])[A-Z]")
+
+
+def _operators(text: str, *, sentence: bool = True) -> list[tuple[int, str]]:
+    """The operators `text` names by themselves, with where each starts (`sentence`: `text` is a whole
+    question, whose last `??` is punctuation; a comparison's subject ends where its operator does)."""
+    out = []
+    for m in _OPERATOR.finditer(text):
+        op = m.group()
+        if sentence and m.end() == len(text.rstrip()) and set(op) <= set("?!."):
+            continue  # "what is this??" ends in punctuation
+        if not _NOT_OPERATORS.fullmatch(op) or op in _DOUBLED_OPERATORS:
+            out.append((m.start(), op))
+    return out
+
+
+def operators(text: str, *, sentence: bool = True) -> list[str]:
+    """The operators `text` names by themselves (`??`, `||`, `=>`), in order."""
+    return [op for _, op in _operators(text, sentence=sentence)]
+
+
+def is_operator(term: str) -> bool:
+    """An exact term that is an operator (`??`, `||`): no word the tokenizer keeps, so it is matched as written."""
+    return _OPERATOR_TERM.fullmatch(term) is not None
 
 
 def named_words(question: str) -> list[str]:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from kb_agent.agent.analyzer import LATIN_WORD_CHARS as _L
-from kb_agent.agent.analyzer import OPTION, distinct_subjects
+from kb_agent.agent.analyzer import OPTION, distinct_subjects, operators
 from kb_agent.agent.analyzer import comparison_subjects as _analyzer_subjects
 from kb_agent.index.tokenize import matching_terms, tokenize
 from kb_agent.types import Evidence
@@ -70,12 +70,15 @@ def subject_terms(subject: str) -> list[str]:
 def covers(subject: str, texts: Iterable[str]) -> bool:
     """True when one of `texts` holds all of the subject's content tokens (at least half for long subjects)."""
     terms = subject_terms(subject)
-    options = OPTION.findall(subject)
+    ops = operators(subject, sentence=False)
+    options = [*OPTION.findall(subject), *ops]
     if not terms and not options:
         return True
     need = len(terms) if len(terms) <= 2 else (len(terms) + 1) // 2
+    if ops:
+        need = 0  # an operator is the subject, its words the setting ("设置默认值时用 ??" and "用 ||")
     for text in texts:
-        # an option is matched as written, case and all (`-F` is not `-f`, `--force` is not `--force-with-lease`)
+        # an option or operator is matched as written, case and all (`-F` is not `-f`, `--force` is not `--force-with-lease`)
         if len(matching_terms(terms, text)) >= need and all(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text) for o in options):
             return True
     return False

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
-from kb_agent.agent.analyzer import LATIN_WORD, named_words
+from kb_agent.agent.analyzer import LATIN_WORD, is_operator, named_words
 from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_new_word, is_term_of_art, question_terms, uniform_weights, written_in_kb
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
@@ -116,6 +116,11 @@ def rank_units(
     """
     terms = question_terms(question, term_weights)
     weights = term_weights(terms) if terms else {}
+    # an operator the question names (`??`, `||`) is a term as rare as its rarest word: no tokenizer keeps it
+    ops = [t for t in exact_terms if is_operator(t)]
+    if ops:
+        weights = {**weights, **dict.fromkeys(ops, max(weights.values(), default=1.0))}
+        terms = [*terms, *ops]
     how = asks_how(question)
     q_lang = question_language(question)
     best: dict[tuple[str, int, int], ScoredUnit] = {}
@@ -656,7 +661,7 @@ def _coverage(terms: Sequence[str], weights: dict[str, float], text: str) -> flo
         return 0.0
     # words as written only: a match through a translation (format ~ 格式) says a Chinese passage is
     # relevant (the grader counts it) but must not rank it above an English one that writes the words
-    have = matching_terms(terms, text, translated=False)
+    have = matching_terms(terms, text, translated=False) | {t for t in terms if is_operator(t) and t in text}
     total = sum(weights.get(t, 1.0) for t in terms) or 1.0
     return sum(weights.get(t, 1.0) for t in terms if t in have) / total
 

@@ -56,6 +56,15 @@ def test_leading_dash_flag_is_an_exact_term() -> None:
     assert "--set" in find_exact_terms("How do I use --set flags?")
 
 
+def test_an_operator_named_by_itself_is_an_exact_term() -> None:
+    assert find_exact_terms("设置默认值时用 ?? 和用 || 有什么区别") == ["??", "||"]
+    assert find_exact_terms("What does => mean in an arrow function?") == ["=>"]
+    assert find_exact_terms("how do I append with >> instead of > ?") == [">>"]
+    # punctuation is not an operator: a question ending in "??", an ellipsis, a dash, a word's own "?"
+    for q in ["what is this??", "有什么区别？？", "比如...怎么办", "a -- b", "is it fast?!", "what??"]:
+        assert find_exact_terms(q) == [], q
+
+
 def test_routing_table() -> None:
     assert analyze_question("What is cache.ttl_seconds?").suggested_tools == ("grep", "vector")
     assert analyze_question("How do deploys work?").suggested_tools == ("vector", "hybrid")

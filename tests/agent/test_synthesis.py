@@ -274,6 +274,48 @@ def test_options_that_differ_only_in_case_are_two_subjects(tmp_path: Path) -> No
     assert "`tail -f app.log`" in draft.body and "`tail -F app.log`" in draft.body and not draft.uncovered, draft.body
 
 
+OPERATOR_PAGE = """# 运算符
+
+## Null 判断运算符
+
+读取对象属性的时候，如果某个属性的值是`null`或`undefined`，有时候需要为它们指定默认值。常见做法是通过`||`运算符指定默认值。
+
+```javascript
+const headerText = response.settings.headerText || 'Hello, world!';
+```
+
+上面的代码通过`||`运算符指定默认值，但是属性的值如果为空字符串或`false`或`0`，默认值也会生效。
+
+为了避免这种情况，ES2020 引入了一个新的 Null 判断运算符`??`。它的行为类似`||`，但是只有运算符左侧的值为`null`或`undefined`时，才会返回右侧的值。
+"""
+PARAMS_PAGE = """# 函数参数的默认值
+
+ES6 允许为函数的参数设置默认值，即直接写在参数定义的后面。
+
+```javascript
+function log(x, y = 'World') {}
+```
+
+通常情况下，定义了默认值的参数，应该是函数的尾参数。如果非尾部的参数设置默认值，实际上这个参数是没法省略的。
+"""
+
+
+def test_a_comparison_of_two_operators_quotes_the_lines_that_name_them(tmp_path: Path) -> None:
+    """`??` and `||` are the subjects, not "设置默认值时用" and "用": the answer is the lines that name each
+    operator, the one that tells them apart among them, though it shares no other word with the question."""
+    from kb_agent.agent.subjects import covers
+
+    assert not covers("用 ||", ["定义了默认值的参数，应该是函数的尾参数"]), "an operator subject is matched as written"
+    assert covers("用 ||", ["通过`||`运算符指定默认值"])
+    write(tmp_path, "operator.md", OPERATOR_PAGE)
+    write(tmp_path, "function.md", PARAMS_PAGE)
+    items = [(evidence_from(tmp_path, "function.md", 1, 9, score=0.9, tool="x"), 0.9),
+             (evidence_from(tmp_path, "operator.md", 1, 13, score=0.8, tool="x"), 0.8)]
+    draft = extractive_answer("设置默认值时用 ?? 和用 || 有什么区别", items, UnitCache(tmp_path), exact_terms=("??", "||"))
+    assert "只有运算符左侧的值为`null`或`undefined`时" in draft.body, draft.body
+    assert "空字符串或`false`或`0`" in draft.body and not draft.uncovered, draft.body
+
+
 def test_a_passage_whose_file_is_gone_brings_no_translation(tmp_path: Path) -> None:
     write(tmp_path, "pages/common/tar.md", TLDR_EN)
     write(tmp_path, "pages.zh/common/tar.md", TLDR_ZH)
