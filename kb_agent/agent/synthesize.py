@@ -277,7 +277,7 @@ def extractive_answer(
         focus = [] if subjects else focus_terms(question, term_weights, exact_terms)
         if focus:  # the answer is about the thing the question names: units that name it, when there are any
             ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text)] or ranked
-        chosen = _complete_intros(_choose(ranked, subjects, question_terms(question, term_weights)), cache)
+        chosen = _complete_intros(_choose(ranked, subjects, question_terms(question, term_weights), cache), cache)
     if not chosen:
         return Draft("", (), 0.0)
     shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
@@ -484,7 +484,7 @@ def _fits(chosen: list[ScoredUnit], s: ScoredUnit, per_file: int = MAX_UNITS_PER
     return not chosen or sum(c.unit.size for c in chosen) + s.unit.size <= MAX_ANSWER_CHARS
 
 
-def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[str] = ()) -> list[ScoredUnit]:
+def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[str] = (), cache: UnitCache | None = None) -> list[ScoredUnit]:
     relevant = [s for s in ranked if s.body_cov > 0]
     chosen: list[ScoredUnit] = []
     if subjects:
@@ -492,11 +492,11 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
         share = max(1, (MAX_UNITS - len(contrast)) // len(subjects))
         queues = [_subject_queue(ranked, relevant, subjects, subject, terms) for subject in subjects]
         for queue in queues:
-            _take(chosen, queue, share)
+            _take(chosen, queue, share, cache)
         for s in contrast:
             if _fits(chosen, s, per_file=MAX_UNITS):
                 chosen.append(s)
-        while len(chosen) < MAX_UNITS and any(_take(chosen, queue, 1) for queue in queues):
+        while len(chosen) < MAX_UNITS and any(_take(chosen, queue, 1, cache) for queue in queues):
             pass  # slots left: the subjects take turns
     if relevant:
         best = relevant[0].score
@@ -507,6 +507,7 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
                 continue
             if _fits(chosen, s):
                 chosen.append(s)
+                _add_next_step(chosen, s, cache)
     return _reading_order(chosen)
 
 
@@ -529,15 +530,36 @@ def _subject_queue(ranked: list[ScoredUnit], relevant: list[ScoredUnit], subject
     return [*own, *(s for s in relevant if covers(subject, [s.unit.search_text]))]
 
 
-def _take(chosen: list[ScoredUnit], queue: list[ScoredUnit], n: int) -> int:
+def _take(chosen: list[ScoredUnit], queue: list[ScoredUnit], n: int, cache: UnitCache | None = None) -> int:
     """Move up to n units that fit from the front of `queue` into `chosen`; how many moved."""
     moved = 0
     while queue and moved < n:
         s = queue.pop(0)
         if _fits(chosen, s, per_file=MAX_UNITS):
             chosen.append(s)
+            _add_next_step(chosen, s, cache)
             moved += 1
     return moved
+
+
+# a sentence that goes on with the step above it: "To resize the volume run:" + `kubectl edit pvc …`, then
+# "And edit `.spec.resources.requests.storage` to the new desired storage size." — the command is half the step
+_GOES_ON = re.compile(r"^(?:\*\*|__)?(?:and|then|next|afterwards|after that|finally)\b[\s,]|^(?:然后|接着|随后|之后|再)", re.I)
+
+
+def _add_next_step(chosen: list[ScoredUnit], s: ScoredUnit, cache: UnitCache | None) -> None:
+    """After a chosen unit with code, the sentence right under it in its section that goes on with its
+    step ("And …", "Then …", 然后 …) joins the answer as part of that unit, when it fits."""
+    u = s.unit
+    if cache is None or not u.code:
+        return
+    nxt = next((t for t in cache.file_units(u.path) if t.start_line > u.end_line), None)
+    if (nxt is None or nxt.start_line > u.end_line + 2 or nxt.heading_path != u.heading_path
+            or not _GOES_ON.search(nxt.text) or any(c.unit == nxt for c in chosen)):
+        return
+    step = ScoredUnit(s.score, s.body_cov, s.grade, nxt, listed=True)
+    if _fits(chosen, step):
+        chosen.append(step)
 
 
 def _mention_lines(items: Sequence[tuple[Evidence, float]], cache: UnitCache, target: str, ranked: list[ScoredUnit]) -> list[ScoredUnit]:

@@ -174,6 +174,81 @@ def test_an_intro_brings_its_items_with_the_items_nested_under_them(tmp_path: Pa
     assert "http://127.0.0.1:3000" in draft.body and "default password: `admin`" in draft.body, draft.body
 
 
+RESIZE = """# Volume filling up
+
+## Mitigation
+
+Check that the storage class allows volume expansion before you start. Expansion needs a storage class
+whose `allowVolumeExpansion` is true; most cloud providers' default classes have it, local volumes do not.
+
+```shell
+$ kubectl get storageclass standard -o jsonpath='{.allowVolumeExpansion}'
+true
+```
+
+To resize the volume run:
+
+```shell
+$ kubectl -n <my-namespace> edit pvc <my-pvc>
+```
+
+And edit `.spec.resources.requests.storage` to the new desired storage size.
+
+You can check the resize with:
+
+```shell
+$ kubectl -n <my-namespace> get pvc <my-pvc>
+```
+
+Then restart the pod that mounts the volume.
+
+## Notes
+
+Then again, a full volume may mean the retention is too long.
+"""
+
+
+RESIZE_ZH = """# 存储卷快满了
+
+## 处理
+
+先确认存储类允许卷扩展。扩展需要存储类的 `allowVolumeExpansion` 为 true；多数云厂商的默认存储类都有，本地卷没有。
+
+```shell
+$ kubectl get storageclass standard -o jsonpath='{.allowVolumeExpansion}'
+```
+
+要扩容存储卷，运行：
+
+```shell
+$ kubectl -n <my-namespace> edit pvc <my-pvc>
+```
+
+然后把 `.spec.resources.requests.storage` 改成新的容量。
+
+## 备注
+
+然后再想想，卷满了也可能是保留时间太长。
+"""
+
+
+@pytest.mark.parametrize(("page", "question", "step"), [
+    (RESIZE, "How do I resize a volume that is filling up?", "And edit `.spec.resources.requests.storage` to the new desired storage size."),
+    (RESIZE_ZH, "存储卷快满了，怎么扩容？", "然后把 `.spec.resources.requests.storage` 改成新的容量。"),
+])
+def test_a_command_brings_the_sentence_that_goes_on_with_its_step(tmp_path: Path, page: str, question: str, step: str) -> None:
+    """"To resize the volume run: `kubectl edit pvc`" is half a step: "And edit `.spec.resources.requests.storage`
+    …" right under it comes with it (in its slot), though it shares few words with the question; a "Then …"
+    in another section does not."""
+    write(tmp_path, "v.md", page)
+    n = len(page.split("\n"))
+    draft = extractive_answer(question, [(evidence_from(tmp_path, "v.md", 1, n, score=0.9, tool="x"), 0.9)], UnitCache(tmp_path))
+    assert "kubectl -n <my-namespace> edit pvc <my-pvc>" in draft.body, draft.body
+    assert step in draft.body, draft.body
+    assert "retention" not in draft.body and "保留时间" not in draft.body, draft.body
+    assert len("".join(s.quote for s in draft.sources)) <= MAX_ANSWER_CHARS + 400
+
+
 RULES = """# Ownership
 
 Ownership rules govern how a program manages memory.
