@@ -21,6 +21,14 @@ def test_chinese_goes_through_jieba_mixed_with_latin() -> None:
     assert has_cjk("缓存") and not has_cjk("cache")
 
 
+def test_chinese_determiners_are_stopwords_as_english_ones_are() -> None:
+    """"恢复到某个时间点" asks about a point in time as "restore to some point" does: 某个 is no more a
+    search word than "some" (it weighed more than PITR in a KB that writes it rarely)."""
+    assert "某个" not in tokenize("PITR 恢复到某个时间点用什么命令？", drop_stopwords=True)
+    assert "some" not in tokenize("restore to some point in time", drop_stopwords=True)
+    assert "某个" in tokenize("恢复到某个时间点"), "the index keeps every word"
+
+
 def test_estimate_tokens_counts_cjk_per_char() -> None:
     assert estimate_tokens("缓存过期") >= 4
     assert estimate_tokens("") == 1

@@ -34,7 +34,8 @@ ENGLISH_STOPWORDS = frozenset(
 )
 CHINESE_STOPWORDS = frozenset(
     "的 了 是 在 和 与 或 及 把 被 我 你 他 她 它 们 这 那 个 吗 呢 吧 啊 怎么 怎样 如何 什么 哪 哪个 哪些 为什么 "
-    "有 没有 要 会 能 可以 应该 一个 一下 多少 几 请 问 吗 中 对 就 都 也 还 让 给 从 到 以 用 为 而".split()
+    "有 没有 要 会 能 可以 应该 一个 一下 多少 几 请 问 吗 中 对 就 都 也 还 让 给 从 到 以 用 为 而 "
+    "某 某个 某些 某种 一些 这个 那个 这些 那些 这种 那种".split()
 )
 STOPWORDS = ENGLISH_STOPWORDS | CHINESE_STOPWORDS
 
