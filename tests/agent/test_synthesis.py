@@ -4,6 +4,7 @@ sample_kb ("Compare ADR 0005 and ADR 0006" covers both ADRs, no front matter).""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,6 +248,44 @@ def test_a_command_brings_the_sentence_that_goes_on_with_its_step(tmp_path: Path
     assert step in draft.body, draft.body
     assert "retention" not in draft.body and "保留时间" not in draft.body, draft.body
     assert len("".join(s.quote for s in draft.sources)) <= MAX_ANSWER_CHARS + 400
+
+
+UPGRADE = """# tiup cluster upgrade
+
+The command `tiup cluster upgrade` upgrades a cluster to the given version.
+
+## Syntax
+
+```shell
+tiup cluster upgrade <cluster-name> <version> [flags]
+```
+
+- `<version>` is the version to go to, such as `v8.5.0`. It must be newer than the cluster's version: no downgrade.
+
+## Options
+
+- `--force`: run `tiup cluster upgrade` on a cluster without moving its leaders first.
+- `--transfer-timeout`: how long `tiup cluster upgrade` waits for a cluster's leaders to move.
+- `--ignore-config-check`: `tiup cluster upgrade` then skips the cluster's config check.
+- `--offline`: `tiup cluster upgrade` on a cluster that is stopped.
+- `--pd-version`: the PD version `tiup cluster upgrade` puts on the cluster.
+- `--tidb-version`: the TiDB version `tiup cluster upgrade` puts on the cluster.
+"""
+
+
+def test_the_answer_adds_the_line_that_holds_what_the_other_units_leave_out(tmp_path: Path) -> None:
+    """Every unit of the page names `tiup cluster upgrade`; only one says "no downgrade", the rare word the
+    question asks about. Six units that each repeat the name would fill the answer; once the name is
+    quoted, the unit that adds the rest of the question is worth more."""
+    write(tmp_path, "upgrade.md", UPGRADE)
+    n = len(UPGRADE.split("\n"))
+    items = [(evidence_from(tmp_path, "upgrade.md", 1, n, score=0.9, tool="x"), 0.9)]
+
+    def idf(terms: Sequence[str]) -> dict[str, float]:  # upgrade and downgrade are rare words, tiup is everywhere
+        return {t: {"tiup": 0.5, "upgrad": 4.0, "downgrad": 4.0}.get(t, 1.0) for t in terms}
+
+    draft = extractive_answer("Can tiup cluster upgrade downgrade a cluster?", items, UnitCache(tmp_path), term_weights=idf)
+    assert "no downgrade" in draft.body, draft.body
 
 
 RULES = """# Ownership
