@@ -288,6 +288,39 @@ def test_the_answer_adds_the_line_that_holds_what_the_other_units_leave_out(tmp_
     assert "no downgrade" in draft.body, draft.body
 
 
+RM_ZH = """# rm
+
+删除文件或目录。
+
+## 实例
+
+删除一个目录及其中的全部文件：
+
+```shell
+rm -r 目录名
+```
+
+查看当前目录下的文件：
+
+```shell
+ls -l
+```
+"""
+
+
+def test_an_english_question_is_answered_from_a_chinese_page_through_its_words_glosses(tmp_path: Path) -> None:
+    """In a KB written in Chinese an English question shares few words with the page that answers it: there
+    删除, 目录 and 文件 count (for part of their weight) as "delete", "directory" and "file", so the command
+    comes first rather than an English line that only says "directory"."""
+    write(tmp_path, "zh/rm.md", RM_ZH)
+    write(tmp_path, "en/notes.md", "# Notes\n\nThe directory layout is described in the README.\n")
+    n = len(RM_ZH.split("\n"))
+    items = [(evidence_from(tmp_path, "en/notes.md", 1, 3, score=0.9, tool="x"), 0.8),
+             (evidence_from(tmp_path, "zh/rm.md", 1, n, score=0.8, tool="x"), 0.8)]
+    draft = extractive_answer("How do I delete a directory and all the files in it with rm?", items, UnitCache(tmp_path))
+    assert draft.sources[0].path == "zh/rm.md" and "rm -r 目录名" in draft.body, draft.body
+
+
 RULES = """# Ownership
 
 Ownership rules govern how a program manages memory.
