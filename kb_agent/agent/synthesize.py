@@ -13,7 +13,7 @@ from kb_agent.agent.analyzer import LATIN_WORD, is_operator, named_words
 from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_new_word, is_term_of_art, question_terms, uniform_weights, written_in_kb
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
-from kb_agent.agent.units import AnswerUnit, UnitCache, looks_like_injection
+from kb_agent.agent.units import AnswerUnit, UnitCache, is_terminal_output, looks_like_injection
 from kb_agent.corpus.chunking import weight
 from kb_agent.corpus.discover import page_name
 from kb_agent.index.tokenize import has_cjk, matching_terms, tokenize
@@ -140,9 +140,9 @@ def rank_units(
             if looks_like_injection(unit.search_text):
                 continue
             text = unit.search_text
-            if not unit.text and unit.heading_path:
+            if not unit.text and unit.heading_path and not is_terminal_output(unit.code):
                 # code with no sentence of its own is labelled by its heading ("## Stage parts of a file" + `git add -p`):
-                # the heading is its description
+                # the heading is its description (not of a terminal's output, which is what the command printed)
                 text = f"{unit.heading_path[-1]} {text}"
             # an English question's word counts in a Chinese unit through its glosses (copy ~ 拷贝) at GLOSSED_SHARE
             # of its weight: in a Chinese KB they are the only words an English question shares with the page that

@@ -5,6 +5,7 @@ under its heading — each with its exact line range and the file's own text (on
 from __future__ import annotations
 
 import bisect
+import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,12 @@ _INJECTION = re.compile(
     r"you are now|忽略(之前|以上|所有)的?(指令|说明)",
     re.I,
 )
+# a shell session's fence (GitHub's `console`): its commands follow a prompt, its other lines are output
+_SESSION_FENCE = re.compile(r"^(```|~~~)\s*\{?\s*\.?(console|shell-session|terminal)\b", re.I)
+_PROMPT = re.compile(r"^\s*(\$|#|>|%|PS>|PS [A-Z]:\\[^>]*>)\s", re.M)
+# terminal output painted with HTML (termynal): a colour or style tag, and the tags such a block uses
+_PAINT = re.compile(r"<(font\s+color|span\s+style)=", re.I)
+_PAINT_TAG = re.compile(r"</?(font|span|u|b|i|strong|em)(\s[^<>]*)?>", re.I)
 # an API-reference directive (mkdocstrings): `::: fastapi.responses.Response` with its YAML options under it
 _AUTODOC = re.compile(r"^\s*:::\s*[A-Za-z_][\w-]*(\.[\w-]+)+\s*$")
 _WRAPPER_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]*(\s[^<>]*)?>\s*$")
@@ -47,6 +54,11 @@ _WRAPPER_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]*(\s[^<>]*)?>\s*$")
 # shortcodes, Docusaurus/VuePress/MyST `:::note` … `:::` containers, Jekyll/Liquid `{% … %}` tags, mdBook
 # `{{#include …}}` directives
 _LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|:{3,}.*|\{\*.*\*\}|\{!.*!\}|\{\{[<%].*[%>]\}\}|\{%.*%\}|\{\{#.*\}\})\s*$")
+
+
+def is_terminal_output(code: str) -> bool:
+    """A shell session's fence (or a piece of one) with no prompt line: what a command printed."""
+    return _SESSION_FENCE.match(code) is not None and _PROMPT.search(code.split("\n", 1)[-1]) is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,9 +331,16 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
         indent = min((len(ln) - len(ln.lstrip(" ")) for ln in body), default=0)
         fence, closer = "```", "```"
 
+    # a terminal session written as the HTML it renders to (FastAPI's and Typer's docs: `$ <font color="#4E9A06">fastapi</font>
+    # run`): the colours are markup, the command is what a reader copies
+    painted = (b.kind == "fence" and _SESSION_FENCE.match(raw[0].strip()) is not None
+               and any(_PAINT.search(raw[ln - b.start]) for ln in range(first, last + 1)))
+
     def shown(a: int, z: int) -> str:
         part = [raw[ln - b.start] for ln in range(a, z + 1)]
         part = [ln[min(indent, len(ln) - len(ln.lstrip(" "))) :] for ln in part]
+        if painted:
+            part = [html.unescape(_PAINT_TAG.sub("", ln)) for ln in part]
         return "\n".join([fence, *part, closer])
 
     if last - first + 1 <= MAX_CODE_LINES:

@@ -321,6 +321,35 @@ def test_an_english_question_is_answered_from_a_chinese_page_through_its_words_g
     assert draft.sources[0].path == "zh/rm.md" and "rm -r 目录名" in draft.body, draft.body
 
 
+WORKERS = """# Server workers
+
+## Multiple workers
+
+If you use the `fastapi` command:
+
+```console
+$ fastapi run --workers 4 main.py
+```
+
+```console
+INFO   Started parent process [27365]
+INFO   Started server process [27368]
+INFO   Started server process [27369]
+```
+"""
+
+
+def test_a_terminals_output_is_not_described_by_its_heading(tmp_path: Path) -> None:
+    """A fence with no sentence of its own is labelled by its heading ("## Stage parts of a file" + `git add -p`),
+    but not a shell session's output: "Multiple workers" says what the command does, not what it printed."""
+    from kb_agent.agent.synthesize import rank_units
+
+    write(tmp_path, "w.md", WORKERS)
+    items = [(evidence_from(tmp_path, "w.md", 1, 16, score=0.9, tool="x"), 0.9)]
+    ranked = [s for s in rank_units("How do I get multiple workers?", items, UnitCache(tmp_path)) if s.unit.code]
+    assert "--workers 4" in ranked[0].unit.code, [s.unit.code for s in ranked]
+
+
 RULES = """# Ownership
 
 Ownership rules govern how a program manages memory.

@@ -104,6 +104,37 @@ def test_fence_with_the_sentence_that_introduces_it() -> None:
     assert "pg_restore -d orders a b ..." in u.code, "`a b ...` is not merged into `a b...`"
 
 
+PAINTED = """# Workers
+
+You can use the `--workers` command line option:
+
+<div class="termy">
+
+```console
+$ <font color="#4E9A06">fastapi</font> run --workers 4 <u style="text-decoration-style:solid">main.py</u>
+<span style="background-color:#009485"><font color="#D3D7CF"> FastAPI </font></span>  Starting server in &apos;main.py&apos;
+```
+
+</div>
+
+```html
+<b>bold</b> stays <font color="red">as written</font> in an HTML example
+```
+"""
+
+
+def test_a_terminal_session_painted_with_html_is_shown_as_text() -> None:
+    """FastAPI's and Typer's docs write a terminal session as the HTML it renders to: the command a reader
+    copies is `fastapi run --workers 4 main.py`; the citation still quotes the file's lines exactly, and an
+    HTML example keeps its tags."""
+    u = by_text(units(PAINTED), "--workers 4")
+    assert "$ fastapi run --workers 4 main.py" in u.code, u.code
+    assert " FastAPI   Starting server in 'main.py'" in u.code and "<" not in u.code.replace("```", ""), u.code
+    assert '<font color="#4E9A06">fastapi</font>' in u.quote
+    html = by_text(units(PAINTED), "HTML example")
+    assert '<b>bold</b> stays <font color="red">as written</font>' in html.code
+
+
 def test_table_row_with_its_header() -> None:
     u = by_text(units(RUNBOOK), "cache.size_mb")
     assert (u.start_line, u.end_line, u.kind) == (32, 32, "row")
