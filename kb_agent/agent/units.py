@@ -5,7 +5,6 @@ under its heading — each with its exact line range and the file's own text (on
 from __future__ import annotations
 
 import bisect
-import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -340,6 +339,8 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
         part = [raw[ln - b.start] for ln in range(a, z + 1)]
         part = [ln[min(indent, len(ln) - len(ln.lstrip(" "))) :] for ln in part]
         if painted:
+            import html  # only a painted session needs it (kb ask's cold start does not)
+
             part = [html.unescape(_PAINT_TAG.sub("", ln)) for ln in part]
         return "\n".join([fence, *part, closer])
 
