@@ -123,7 +123,7 @@ _FILLER = frozenset(
     """how what which where when why who whom whose does do did is are was were can could should would
     tell explain describe show find list give please documented described mentioned written file files
     doc docs document documents page pages kb knowledge base about there mean means meaning
-    compare comparison difference differences between versus related relate relates relationship""".split()
+    compare comparison difference differences between versus vs related relate relates relationship""".split()
 )
 # a Latin word as a question writes it (`cache.ttl_seconds`, `HTTP/3`, `responses`)
 LATIN_WORD = re.compile(rf"[A-Za-z0-9][{_L}.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")

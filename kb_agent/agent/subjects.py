@@ -23,8 +23,9 @@ _MORE_COMPARISONS = [
     re.compile(rf"(?P<a>[{_L}.\-]+)\s+compared\s+(?:with|to)\s+(?P<b>[{_L}.\-]+)", re.I),
     # "A or B: when should I use which?", "A or B — which one?"
     re.compile(r"^(?P<a>[^:?,—]+?)\s+or\s+(?P<b>[^:?,—]+?)\s*[:?,—-]+\s*(?:when|which|what|how)\b", re.I),
-    # "PUT vs PATCH for updating an item — …": one or two words either side of vs
-    re.compile(rf"(?P<a>[{_L}.\-]+(?:\s+[{_L}.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L}.\-]+)", re.I),
+    # "PUT vs PATCH for updating an item — …": one or two words either side of vs; a word may be code
+    # (`v[100] vs v.get(100)`, `Rc::clone vs Rc::downgrade`)
+    re.compile(rf"(?P<a>[{_L}.\-\[\]():]+(?:\s+[{_L}.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L}.\-\[\]():]*[{_L}\])])", re.I),
 ]
 _MENTION = [
     re.compile(

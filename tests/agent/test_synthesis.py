@@ -436,6 +436,16 @@ def test_a_translated_example_whose_placeholders_differ_is_shown_once(tmp_path: 
     assert "{{路径/到/目录}}" in draft.body and "path/to" not in draft.body
 
 
+def test_code_on_either_side_of_vs_is_a_subject_whole() -> None:
+    """`Rc::clone vs Rc::downgrade` compares two functions, not `clone` and `Rc`; "vs" itself is no search word."""
+    from kb_agent.agent.grade import question_terms
+
+    assert comparison_subjects("Rc::clone vs Rc::downgrade?") == ["Rc::clone", "Rc::downgrade"]
+    assert comparison_subjects("v[100] vs v.get(100) on a Vec — what happens when the index is out of range?") == ["v[100]", "v.get(100)"]
+    assert comparison_subjects("HashMap vs BTreeMap (ordered)?") == ["HashMap", "BTreeMap"]
+    assert "vs" not in question_terms("HashMap vs BTreeMap: which one keeps keys sorted?")
+
+
 def test_options_that_differ_only_in_case_are_two_subjects(tmp_path: Path) -> None:
     from kb_agent.agent.subjects import covers
 
