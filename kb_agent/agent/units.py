@@ -539,10 +539,11 @@ def _cells(row: str) -> list[str]:
 
 def _row_units(path: str, lines: list[str], blocks: tuple[Block, ...], b: Block, crumbs: Crumbs) -> list[AnswerUnit]:
     quotes = sum(1 for a in _ancestors(blocks, b) if a.kind == "blockquote")
-    header = [h.replace("`", "") for h in _cells(_strip_containers(lines[b.start - 1], quotes, 0))]
+    # a cell shows what a reader sees: `<br/>` between two lines of a cell is a space, not a tag
+    header = [shown_text(h).replace("`", "") for h in _cells(_strip_containers(lines[b.start - 1], quotes, 0))]
     out = []
     for ln in b.rows:
-        cells = _cells(_strip_containers(lines[ln - 1], quotes, 0))
+        cells = [shown_text(c) for c in _cells(_strip_containers(lines[ln - 1], quotes, 0))]
         if not any(cells):
             continue
         parts = [f"{header[k]}: {c}" if k < len(header) and header[k] else c for k, c in enumerate(cells) if c]

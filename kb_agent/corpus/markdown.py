@@ -244,17 +244,38 @@ def as_str_tuple(value: Any) -> tuple[str, ...]:
 
 def shown_text(text: str) -> str:
     """Prose as a reader sees it rendered: inline HTML comments and tags dropped (their words kept),
-    outside code spans. Nothing else changes: a tag between two spaces leaves one space."""
+    outside code spans. Two tags carry meaning a dropped tag would lose: a superscript is written
+    `^` (`2<sup>7</sup>` is 2^7, not 27; `2<sup>n − 1</sup>` is 2^(n − 1)) and a line break is a
+    space (`a<br/>b` is not "ab"). Nothing else changes: a tag between two spaces leaves one space."""
     if "<" not in text:
         return text
     parts: list[str] = []
     pos = 0
     for m in _CODE_SPAN.finditer(text):
-        parts.append(_INLINE_HTML.sub("\x00", text[pos : m.start()]))
+        parts.append(_shown_html(text[pos : m.start()]))
         parts.append(m.group())
         pos = m.end()
-    parts.append(_INLINE_HTML.sub("\x00", text[pos:]))
+    parts.append(_shown_html(text[pos:]))
     joined = "".join(parts)
-    if "\x00" not in joined:
+    if joined == text:
         return text
+    joined = re.sub(r" ?\x01[\x00\x01]* ?", " ", joined)
     return re.sub(r"( ?)\x00+( ?)", lambda m: " " if m.group(1) and m.group(2) else m.group(1) + m.group(2), joined).strip()
+
+
+_SUP = re.compile(r"<sup(?:\s[^<>]*)?>\s*([^<>]*?)\s*</sup>", re.I)
+_BR = re.compile(r"<br\s*/?>", re.I)
+_ONE_TOKEN = re.compile(r"[\w.]+")
+
+
+def _superscript(m: re.Match[str]) -> str:
+    power = m.group(1)
+    return f"^{power}" if _ONE_TOKEN.fullmatch(power) else f"^({power})" if power else "\x00"
+
+
+def _shown_html(text: str) -> str:
+    """Text outside code spans with superscripts written `^`, line breaks marked to become one space and
+    the other known tags marked to be dropped (shown_text joins the marks)."""
+    if "<" not in text:
+        return text
+    return _INLINE_HTML.sub("\x00", _BR.sub("\x01", _SUP.sub(_superscript, text)))

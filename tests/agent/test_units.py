@@ -3,6 +3,9 @@ blockquotes without markers, boilerplate and front matter never units, the file'
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from kb_agent.agent.units import AnswerUnit, build_units, is_boilerplate
 from kb_agent.corpus.chunking import split_lines
 
@@ -356,3 +359,57 @@ def test_site_generator_containers_and_tags_are_layout() -> None:
         ("Then publish the `build/` folder.", ""),
     ]
     assert us[1].quote == "Run the build on a clean checkout:\n:::\n\n```bash\nnpm run build\n```"  # the file's own lines
+
+
+MATH = """# Integer types
+
+Each signed variant can store numbers from −(2<sup>n − 1</sup>) to 2<sup>n −
+1</sup> − 1 inclusive. So, an `i8` can store numbers from −(2<sup>7</sup>) to
+2<sup>7</sup> − 1, which equals −128 to 127. The markup `2<sup>7</sup>` is code.
+
+| Metric | Type | Meaning |
+|---|---|---|
+| **backup_duration** | Histogram | Time spent on each event.<br/>`stage :: {"write", "sync"}` |
+| **backup_errors** | Counter | Errors seen. <br> Line two of the cell |
+"""
+
+
+def test_a_superscript_is_shown_as_a_power_and_a_line_break_as_a_space() -> None:
+    """`2<sup>7</sup>` read as "27" changes the number: a reader sees 2 to the 7th. A `<br/>` inside a
+    table cell separates two lines: dropping it glued "event." to the code after it."""
+    us = units(MATH)
+    prose = by_text(us, "signed variant")
+    assert "from −(2^(n − 1)) to 2^(n − 1) − 1 inclusive" in prose.text
+    assert "from −(2^7) to 2^7 − 1, which equals −128 to 127" in prose.text
+    assert "`2<sup>7</sup>` is code" in prose.text, "a code span is shown as written"
+    assert "2<sup>7</sup> − 1, which equals" in prose.quote, "the citation quotes the file"
+    row = by_text(us, "backup_duration")
+    assert row.text == 'Metric: **backup_duration** · Type: Histogram · Meaning: Time spent on each event. `stage :: {"write", "sync"}`'
+    assert by_text(us, "backup_errors").text.endswith("Meaning: Errors seen. Line two of the cell")
+
+
+_WORD = re.compile(r"[A-Za-z0-9]+|[\u4e00-\u9fff]")
+
+
+def _in_order(shown: list[str], source: list[str]) -> bool:
+    rest = iter(source)
+    return all(w in rest for w in shown)
+
+
+def test_every_unit_shows_the_words_of_its_lines_in_order() -> None:
+    """What an answer prints is the file's text: every word a unit shows (its prose, its code, a table
+    row's cells) stands in its cited lines, in the same order — markup may go, words may not change.
+    Over every page of sample_kb and the fixtures above."""
+    root = Path(__file__).resolve().parents[2] / "sample_kb"
+    pages = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in sorted(root.rglob("*.md"))}
+    pages |= {"tldr.md": TLDR, "runbook.md": RUNBOOK, "mdbook.md": MDBOOK, "math.md": MATH, "docusaurus.md": DOCUSAURUS}
+    checked = 0
+    for path, text in pages.items():
+        lines = split_lines(text)
+        for u in build_units(path, lines):
+            shown = u.text if u.kind != "row" else " ".join(c.split(": ", 1)[-1] for c in u.text.split(" · "))
+            code = "\n".join(ln for ln in u.code.split("\n") if not ln.lstrip().startswith(("```", "~~~")))
+            source = "\n".join(lines[u.start_line - 1 : u.end_line])
+            assert _in_order(_WORD.findall(f"{shown} {code}"), _WORD.findall(source)), f"{path}:{u.start_line}: {shown!r}"
+            checked += 1
+    assert checked > 300
