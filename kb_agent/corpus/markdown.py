@@ -23,8 +23,8 @@ _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")  # http:, mailto:, ftp: �
 # elements (`<a id="…"></a>` anchors, `<span class="filename">`, `<kbd>`). Only these tag names: `Vec<T>`
 # or `Option<String>` written in prose are words, not markup
 _INLINE_HTML = re.compile(
-    r"<!--.*?-->|</?(?:a|abbr|b|br|center|code|del|details|dfn|div|em|font|i|img|ins|kbd|mark|p|small|span|strong|"
-    r"sub|summary|sup|u|var|wbr)(?:\s[^<>]*)?/?>",
+    r"<!--.*?-->|</?(?:a|abbr|audio|b|br|center|code|del|details|dfn|div|em|figcaption|figure|font|i|iframe|img|ins|"
+    r"kbd|li|mark|ol|p|picture|small|source|span|strong|sub|summary|sup|u|ul|var|video|wbr)(?:\s[^<>]*)?/?>",
     re.S,
 )
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -244,10 +244,13 @@ def as_str_tuple(value: Any) -> tuple[str, ...]:
 
 def shown_text(text: str) -> str:
     """Prose as a reader sees it rendered: inline HTML comments and tags dropped (their words kept),
-    outside code spans. Two tags carry meaning a dropped tag would lose: a superscript is written
-    `^` (`2<sup>7</sup>` is 2^7, not 27; `2<sup>n − 1</sup>` is 2^(n − 1)) and a line break is a
-    space (`a<br/>b` is not "ab"). Nothing else changes: a tag between two spaces leaves one space."""
-    if "<" not in text:
+    outside code spans. Three tags carry meaning a dropped tag would lose: a superscript is written
+    `^` (`2<sup>7</sup>` is 2^7, not 27; `2<sup>n − 1</sup>` is 2^(n − 1)), a line break is a
+    space (`a<br/>b` is not "ab") and an HTML code element is a code span (`<code>&vert;&vert;</code>`
+    is `||`). Character references are the characters they name (`&vert;` is |), except inside a
+    code span, where markdown shows them as written. Nothing else changes: a tag between two spaces
+    leaves one space."""
+    if "<" not in text and "&" not in text:
         return text
     parts: list[str] = []
     pos = 0
@@ -264,7 +267,8 @@ def shown_text(text: str) -> str:
 
 
 _SUP = re.compile(r"<sup(?:\s[^<>]*)?>\s*([^<>]*?)\s*</sup>", re.I)
-_BR = re.compile(r"<br\s*/?>", re.I)
+# a line break, or the start of a list item inside a paragraph or a table cell (`<ul><li>a</li><li>b</li></ul>`)
+_BR = re.compile(r"<br\s*/?>|<li(?:\s[^<>]*)?>", re.I)
 _ONE_TOKEN = re.compile(r"[\w.]+")
 
 
@@ -273,9 +277,43 @@ def _superscript(m: re.Match[str]) -> str:
     return f"^{power}" if _ONE_TOKEN.fullmatch(power) else f"^({power})" if power else "\x00"
 
 
-def _shown_html(text: str) -> str:
-    """Text outside code spans with superscripts written `^`, line breaks marked to become one space and
-    the other known tags marked to be dropped (shown_text joins the marks)."""
-    if "<" not in text:
+_HTML_CODE = re.compile(r"<code(?:\s[^<>]*)?>([^<>]*)</code>", re.I)
+# a character reference as markdown reads one: named, decimal or hex, always with its semicolon (a bare
+# `&copy` or `&para=` in a URL is text)
+_CHAR_REF = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
+def _unescape(text: str) -> str:
+    if "&" not in text or not _CHAR_REF.search(text):
         return text
-    return _INLINE_HTML.sub("\x00", _BR.sub("\x01", _SUP.sub(_superscript, text)))
+    import html  # only text with a character reference needs it
+
+    return _CHAR_REF.sub(lambda m: html.unescape(m.group()), text)
+
+
+def _code_span(code: str) -> str:
+    fence = "``" if "`" in code else "`"
+    pad = " " if fence == "``" else ""
+    return f"{fence}{pad}{code}{pad}{fence}"
+
+
+def _shown_html(text: str) -> str:
+    """Text outside code spans with superscripts written `^`, HTML code elements as code spans, character
+    references decoded, line breaks marked to become one space and the other known tags marked to be
+    dropped (shown_text joins the marks)."""
+    if "<" not in text and "&" not in text:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for m in _HTML_CODE.finditer(text):
+        parts.append(_shown_prose(text[pos : m.start()]))
+        parts.append(_code_span(_unescape(m.group(1))))
+        pos = m.end()
+    parts.append(_shown_prose(text[pos:]))
+    return "".join(parts)
+
+
+def _shown_prose(text: str) -> str:
+    if "<" in text:
+        text = _INLINE_HTML.sub("\x00", _BR.sub("\x01", _SUP.sub(_superscript, text)))
+    return _unescape(text)

@@ -371,6 +371,11 @@ Each signed variant can store numbers from −(2<sup>n − 1</sup>) to 2<sup>n �
 |---|---|---|
 | **backup_duration** | Histogram | Time spent on each event.<br/>`stage :: {"write", "sync"}` |
 | **backup_errors** | Counter | Errors seen. <br> Line two of the cell |
+
+| Operator | Example | Explanation |
+|---|---|---|
+| <code>&vert;&vert;</code> | <code>expr &vert;&vert; expr</code> | Short-circuiting logical OR |
+| `&&` | See: <ul><li>[AND](and.md)</li><li>[OR](or.md)</li></ul> | Logical AND &mdash; AT&T&#39;s `&amp;` |
 """
 
 
@@ -386,6 +391,16 @@ def test_a_superscript_is_shown_as_a_power_and_a_line_break_as_a_space() -> None
     row = by_text(us, "backup_duration")
     assert row.text == 'Metric: **backup_duration** · Type: Histogram · Meaning: Time spent on each event. `stage :: {"write", "sync"}`'
     assert by_text(us, "backup_errors").text.endswith("Meaning: Errors seen. Line two of the cell")
+
+
+def test_html_code_and_character_references_are_shown_as_a_reader_sees_them() -> None:
+    """The Rust book writes `||` in a table as `<code>&vert;&vert;</code>` (a bare `|` would end the cell):
+    the answer shows the operator, not the entity. A code span keeps what it holds as written."""
+    us = units(MATH)
+    assert by_text(us, "Short-circuiting").text == "Operator: `||` · Example: `expr || expr` · Explanation: Short-circuiting logical OR"
+    row = by_text(us, "Logical AND")
+    assert row.text == "Operator: `&&` · Example: See: [AND](and.md) [OR](or.md) · Explanation: Logical AND — AT&T's `&amp;`"
+    assert "<code>&vert;&vert;</code>" in by_text(us, "Short-circuiting").quote
 
 
 _WORD = re.compile(r"[A-Za-z0-9]+|[\u4e00-\u9fff]")
