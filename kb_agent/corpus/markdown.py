@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -252,14 +253,7 @@ def shown_text(text: str) -> str:
     leaves one space."""
     if "<" not in text and "&" not in text:
         return text
-    parts: list[str] = []
-    pos = 0
-    for m in _CODE_SPAN.finditer(text):
-        parts.append(_shown_html(text[pos : m.start()]))
-        parts.append(m.group())
-        pos = m.end()
-    parts.append(_shown_html(text[pos:]))
-    joined = "".join(parts)
+    joined = _around(_CODE_SPAN, text, _shown_html, lambda m: m.group())
     if joined == text:
         return text
     joined = re.sub(r" ?\x01[\x00\x01]* ?", " ", joined)
@@ -303,13 +297,18 @@ def _shown_html(text: str) -> str:
     dropped (shown_text joins the marks)."""
     if "<" not in text and "&" not in text:
         return text
+    return _around(_HTML_CODE, text, _shown_prose, lambda m: _code_span(_unescape(m.group(1))))
+
+
+def _around(pattern: re.Pattern[str], text: str, between: Callable[[str], str], each: Callable[[re.Match[str]], str]) -> str:
+    """`text` with `each` applied to every match of `pattern` and `between` to the text around them."""
     parts: list[str] = []
     pos = 0
-    for m in _HTML_CODE.finditer(text):
-        parts.append(_shown_prose(text[pos : m.start()]))
-        parts.append(_code_span(_unescape(m.group(1))))
+    for m in pattern.finditer(text):
+        parts.append(between(text[pos : m.start()]))
+        parts.append(each(m))
         pos = m.end()
-    parts.append(_shown_prose(text[pos:]))
+    parts.append(between(text[pos:]))
     return "".join(parts)
 
 
