@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kb_agent.corpus.blocks import CODE_KINDS, Block, is_code_only, parse_blocks
 from kb_agent.corpus.chunking import split_lines
-from kb_agent.corpus.markdown import heading_text, headings_from_blocks, parse_front_matter, shown_text
+from kb_agent.corpus.markdown import decode_references, heading_text, headings_from_blocks, parse_front_matter, shown_text
 
 # paragraphs longer than this are cut into sentence units so a citation points at the words that matter
 LONG_PARAGRAPH_CHARS = 400
@@ -339,9 +339,7 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
         part = [raw[ln - b.start] for ln in range(a, z + 1)]
         part = [ln[min(indent, len(ln) - len(ln.lstrip(" "))) :] for ln in part]
         if painted:
-            import html  # only a painted session needs it (kb ask's cold start does not)
-
-            part = [html.unescape(_PAINT_TAG.sub("", ln)) for ln in part]
+            part = [decode_references(_PAINT_TAG.sub("", ln)) for ln in part]
         return "\n".join([fence, *part, closer])
 
     if last - first + 1 <= MAX_CODE_LINES:

@@ -277,7 +277,8 @@ _HTML_CODE = re.compile(r"<code(?:\s[^<>]*)?>([^<>]*)</code>", re.I)
 _CHAR_REF = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 
 
-def _unescape(text: str) -> str:
+def decode_references(text: str) -> str:
+    """`text` with its character references (`&vert;`, `&#39;`, `&#x7C;`; the semicolon required) decoded."""
     if "&" not in text or not _CHAR_REF.search(text):
         return text
     import html  # only text with a character reference needs it
@@ -297,7 +298,7 @@ def _shown_html(text: str) -> str:
     dropped (shown_text joins the marks)."""
     if "<" not in text and "&" not in text:
         return text
-    return _around(_HTML_CODE, text, _shown_prose, lambda m: _code_span(_unescape(m.group(1))))
+    return _around(_HTML_CODE, text, _shown_prose, lambda m: _code_span(decode_references(m.group(1))))
 
 
 def _around(pattern: re.Pattern[str], text: str, between: Callable[[str], str], each: Callable[[re.Match[str]], str]) -> str:
@@ -315,4 +316,4 @@ def _around(pattern: re.Pattern[str], text: str, between: Callable[[str], str], 
 def _shown_prose(text: str) -> str:
     if "<" in text:
         text = _INLINE_HTML.sub("\x00", _BR.sub("\x01", _SUP.sub(_superscript, text)))
-    return _unescape(text)
+    return decode_references(text)
