@@ -587,3 +587,31 @@ def test_a_long_paragraph_that_also_points_elsewhere_keeps_its_score(tmp_path: P
     score = {s.unit.path: s.score for s in rank_units("真君庙位于什么地方？", items, UnitCache(tmp_path))}
     assert score["a.md"] == score["b.md"]  # the pointer is not what the paragraph says
     assert score["c.md"] < score["d.md"]  # a short sentence that points elsewhere gives way
+
+
+STATS_FAQ = """# Backup FAQ
+
+## Why does restoring statistics use so much memory?
+
+Before v7.6.0 the statistics of a backup were stored with the table schemas and loaded into memory on restore.
+"""
+STATS_MANUAL = """# Snapshot backup
+
+To back up the statistics of the tables together with the data, set the flag:
+
+```shell
+br backup full --ignore-stats=false
+```
+"""
+
+
+def test_a_second_file_that_answers_part_of_the_question_is_quoted(tmp_path: Path) -> None:
+    """A question in two parts, each answered on its own page: the FAQ line ranks first, the manual's command
+    scores 0.78 of it. A unit of another file needs 0.7 × the best score (OTHER_FILE_RELATIVE_MIN), so both
+    pages answer; at 0.8 the command that a person needs was left out."""
+    write(tmp_path, "faq.md", STATS_FAQ)
+    write(tmp_path, "manual.md", STATS_MANUAL)
+    items = [(evidence_from(tmp_path, "faq.md", 1, 5, score=0.9, tool="x"), 0.9),
+             (evidence_from(tmp_path, "manual.md", 1, 7, score=0.8, tool="x"), 0.8)]
+    draft = extractive_answer("How do I back up table statistics, and why does restoring statistics use memory?", items, UnitCache(tmp_path))
+    assert "so much memory" in draft.body and "br backup full --ignore-stats=false" in draft.body, draft.body
