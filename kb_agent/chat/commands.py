@@ -160,4 +160,4 @@ def _read_lines(path: Path, start: int, end: int) -> Iterator[tuple[int, str]]:
             if n > end or read > OPEN_MAX_BYTES:
                 return
             if n >= start:
-                yield n, line.rstrip("\n")
+                yield n, line.rstrip("\n").removeprefix("\ufeff") if n == 1 else line.rstrip("\n")

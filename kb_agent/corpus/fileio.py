@@ -74,8 +74,10 @@ def read_regular_bytes(path: Path | str, max_bytes: int) -> bytes:
 
 
 def read_regular_text(path: Path | str, max_bytes: int) -> str:
-    """Like read_regular_bytes, decoded as UTF-8 with undecodable bytes replaced."""
-    return read_regular_bytes(path, max_bytes).decode("utf-8", errors="replace")
+    """Like read_regular_bytes, decoded as UTF-8 with undecodable bytes replaced and a leading byte-order
+    mark dropped, as the index reads it (an editor on Windows writes one; kept, it would stand before the
+    first line's `#` and the title would not be a heading)."""
+    return read_regular_bytes(path, max_bytes).decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
 def too_large(size: int, cap: int) -> str:

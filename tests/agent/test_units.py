@@ -428,3 +428,38 @@ def test_every_unit_shows_the_words_of_its_lines_in_order() -> None:
             assert _in_order(_WORD.findall(f"{shown} {code}"), _WORD.findall(source)), f"{path}:{u.start_line}: {shown!r}"
             checked += 1
     assert checked > 300
+
+
+def test_a_byte_order_mark_does_not_hide_the_title(tmp_path: Path) -> None:
+    """A file an editor on Windows saved with a byte-order mark: its title is a heading as the index reads it,
+    not a paragraph printing `\\ufeff# Deploy`."""
+    from kb_agent.agent.units import UnitCache
+
+    (tmp_path / "deploy.md").write_bytes("\ufeff# Deploy\n\nRun the deploy job:\n\n```bash\nmake deploy\n```\n".encode())
+    units = UnitCache(tmp_path).file_units("deploy.md")
+    assert units, "no units"
+    assert all("\ufeff" not in u.text + u.code and not u.text.startswith("#") for u in units), [u.text for u in units]
+    assert units[0].heading_path == ("Deploy",)
+    assert units[0].start_line == 3
+
+
+def test_a_pipe_standing_where_a_file_was_is_never_opened(tmp_path: Path) -> None:
+    """An indexed file replaced by a named pipe: its units are none, at once (opening it would wait for a writer)."""
+    import os
+    import threading
+
+    from kb_agent.agent.units import UnitCache
+
+    fifo = tmp_path / "x.md"
+    os.mkfifo(fifo)
+    got: list[object] = []
+    reader = threading.Thread(target=lambda: got.append(UnitCache(tmp_path).file_units("x.md")), daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    try:
+        assert not reader.is_alive(), "building the units of a named pipe blocked"
+        assert got == [[]]
+    finally:
+        if reader.is_alive():  # let the blocked open return so the thread ends
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            reader.join(timeout=5)

@@ -202,6 +202,17 @@ def test_file_swapped_for_a_pipe_after_indexing(indexed_kb: Path, work: Path) ->
     assert found.code == 0 and "faq.md" not in found.out, found.text
 
 
+def test_kb_ask_about_a_file_swapped_for_a_pipe_before_reindexing(indexed_kb: Path, work: Path) -> None:
+    """The index still lists faq.md, now a named pipe: the answer is built from the other files (or refused),
+    never by opening the pipe and waiting for a writer."""
+    victim = indexed_kb / "faq.md"
+    victim.unlink()
+    os.mkfifo(victim)
+    run = kb("ask", "How do I connect to internal services from home?", "--kb", str(indexed_kb), cwd=work, timeout=60)
+    assert run.code in (0, 1, 3), run.text
+    assert "Traceback" not in run.text and "faq.md:L" not in run.out, run.text
+
+
 def test_reader_refuses_pipes_and_devices_and_caps_size(tmp_path: Path) -> None:
     from kb_agent.corpus.fileio import UnsafeFile, read_regular_bytes
 
