@@ -14,7 +14,11 @@ from kb_agent.types import Heading, Link
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # MkDocs / Pandoc attribute list closing a heading: `## Title { #custom-id }`
-_ATTR_LIST = re.compile(r"\s*\{\s*#([^\s}]+)[^}]*\}\s*$")
+# a heading's trailing attribute list (Python-Markdown's attr_list, kramdown, Pandoc): `{ #id }`, `{: #id .class }`,
+# `{ id="9.6.10" }` — ids, classes and key=value pairs only, so a heading ending in a literal `{...}` keeps it
+_ATTR = r"""(?:[#.][\w:.-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s}"']+))"""
+_ATTR_LIST = re.compile(rf"\s*\{{:?\s*({_ATTR}(?:\s+{_ATTR})*)\s*\}}\s*$")
+_ATTR_ID = re.compile(r"""(?:^|\s)(?:#([\w:.-]+)|id=(?:"([^"]*)"|'([^']*)'|([^\s"']+)))""")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _WIKILINK = re.compile(r"\[\[([^\]\|#\n]*)(?:#([^\]\|\n]*))?(?:\|([^\]\n]*))?\]\]")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -23,11 +27,14 @@ _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")  # http:, mailto:, ftp: �
 # inline HTML a renderer shows no text for: comments (mdBook's `<!-- ignore -->`) and the tags of common
 # elements (`<a id="…"></a>` anchors, `<span class="filename">`, `<kbd>`). Only these tag names: `Vec<T>`
 # or `Option<String>` written in prose are words, not markup
-_INLINE_HTML = re.compile(
-    r"<!--.*?-->|</?(?:a|abbr|audio|b|br|center|code|del|details|dfn|div|em|figcaption|figure|font|i|iframe|img|ins|"
-    r"kbd|li|mark|ol|p|picture|small|source|span|strong|sub|summary|sup|u|ul|var|video|wbr)(?:\s[^<>]*)?/?>",
-    re.S,
-)
+_INLINE_TAGS = (r"(?:a|abbr|audio|b|br|center|code|del|details|dfn|div|em|figcaption|figure|font|i|iframe|img|ins|"
+                r"kbd|li|mark|ol|p|picture|small|source|span|strong|sub|summary|sup|u|ul|var|video|wbr)")
+_INLINE_HTML = re.compile(rf"<!--.*?-->|</?{_INLINE_TAGS}(?:\s[^<>]*)?/?>", re.S)
+# one element closed and the next opened with nothing between, inside a word's letters: two pieces a reader
+# sees apart (`<del>one</del><ins>a single</ins>`, `<span class="options-api">method</span><span
+# class="composition-api">function</span>`, one of which a style hides), shown with a space between, never
+# glued into one word ("onea", "methodfunction")
+_ADJACENT_ELEMENTS = re.compile(rf"(?<=\w)</{_INLINE_TAGS}\s*><{_INLINE_TAGS}(?:\s[^<>]*)?>(?=\w)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
@@ -188,12 +195,15 @@ def slugify(text: str) -> str:
 
 
 def heading_text(raw: str) -> tuple[str, str | None]:
-    """A heading's text without a trailing `{ #id }` attribute list, and that explicit id."""
+    """A heading's text as a reader sees it (inline HTML as `shown_text` shows it: `9.6.10 <small>March 30,
+    2025</small>` is "9.6.10 March 30, 2025") without a trailing attribute list (`{ #id }`, `{ id="x" }`),
+    and the explicit id that list gives, if any."""
     text = " ".join(raw.split())
     m = _ATTR_LIST.search(text)
     if m is None:
-        return text, None
-    return text[: m.start()].rstrip(), m.group(1)
+        return shown_text(text), None
+    ident = _ATTR_ID.search(m.group(1))
+    return shown_text(text[: m.start()].rstrip()), next((g for g in ident.groups() if g), None) if ident else None
 
 
 def headings_from_blocks(blocks: tuple[Block, ...]) -> list[Heading]:
@@ -315,5 +325,5 @@ def _around(pattern: re.Pattern[str], text: str, between: Callable[[str], str], 
 
 def _shown_prose(text: str) -> str:
     if "<" in text:
-        text = _INLINE_HTML.sub("\x00", _BR.sub("\x01", _SUP.sub(_superscript, text)))
+        text = _INLINE_HTML.sub("\x00", _BR.sub("\x01", _ADJACENT_ELEMENTS.sub("\x01", _SUP.sub(_superscript, text))))
     return decode_references(text)

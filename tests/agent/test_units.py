@@ -403,6 +403,31 @@ def test_html_code_and_character_references_are_shown_as_a_reader_sees_them() ->
     assert "<code>&vert;&vert;</code>" in by_text(us, "Short-circuiting").quote
 
 
+TOGGLES = """# Reactivity <span class="version-mark">since 3.0</span>
+
+Now implement the `increment` <span class="options-api">method</span><span class="composition-api">function</span> yourself.
+
+This can be combined into <del class="critic">one</del><ins class="critic">a single</ins> operation, and <b>R</b>ust stays one word.
+
+### 9.6.10 <small>March 30, 2025</small> { id="9.6.10" }
+
+This version is a pure refactoring release.
+"""
+
+
+def test_two_elements_side_by_side_are_two_words_and_headings_show_no_markup() -> None:
+    """VitePress shows one of two adjacent spans (the API-style toggle), critic markup strikes one word and
+    inserts another: their words are not glued ("methodfunction"). A heading's inline HTML and trailing
+    attribute list (`{ id="9.6.10" }`) are not what a reader sees in it."""
+    us = units(TOGGLES)
+    assert by_text(us, "increment").text == "Now implement the `increment` method function yourself."
+    assert by_text(us, "combined").text == "This can be combined into one a single operation, and Rust stays one word."
+    assert by_text(us, "increment").heading_path == ("Reactivity since 3.0",)
+    release = by_text(us, "refactoring")
+    assert release.text == "**9.6.10 March 30, 2025**: This version is a pure refactoring release."
+    assert release.heading_path[-1] == "9.6.10 March 30, 2025"
+
+
 _WORD = re.compile(r"[A-Za-z0-9]+|[\u4e00-\u9fff]")
 
 
