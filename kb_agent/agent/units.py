@@ -452,6 +452,17 @@ def shows_code(code: str) -> bool:
     return any(ln.strip() and not ln.lstrip().startswith(("```", "~~~")) and not _INCLUDE.match(ln) for ln in code.split("\n"))
 
 
+# a content tab's marker (`=== "Linux"`, `===+ ":octicons-file-code-16: `docs/page.md`"`): its label is what the
+# reader sees on the tab, and says what the code under it is for; an icon shortcode (`:material-check:`) shows no word
+_TAB = re.compile(r'^\s*===[+!]?\s+"(.*)"\s*$')
+_ICON = re.compile(r"(?<![\w:]):[a-z][a-z0-9]*(?:-[a-z0-9]+)+:(?![\w:])")
+
+
+def _tab_label(line: str) -> str:
+    m = _TAB.match(line)
+    return line if m is None else " ".join(_ICON.sub(" ", m.group(1)).split())
+
+
 def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: int, code_j: int | None, prev: int | None, crumbs: Crumbs) -> list[AnswerUnit]:
     b = blocks[j]
     prose = _prose_lines(lines, blocks, b)
@@ -466,7 +477,7 @@ def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: 
     if (first, last) != (b.start, b.end):
         b = Block(b.kind, first, last, b.parent, b.depth)
     # a container's marker lines inside a paragraph (":::tip" right above the text, ":::" right under it)
-    prose = ["" if _LAYOUT.match(p) else p for p in prose]
+    prose = ["" if _LAYOUT.match(p) else _tab_label(p) for p in prose]
     text = shown_text(" ".join(p for p in prose if p))
     if not text and code_j is None:
         return []  # an anchor (`<a id="…"></a>`) or a comment: nothing a reader sees

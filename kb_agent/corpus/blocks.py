@@ -60,6 +60,8 @@ def parse_blocks(lines: list[str], body_start: int = 0) -> tuple[Block, ...]:
     """
     # a lone \r would be a line break to markdown-it and shift every later line number
     body = [""] * body_start + [ln.replace("\r", " ") for ln in lines[body_start:]]
+    if any(_BLOCK_EXTENSION.match(ln) for ln in body):
+        body = _dedent_extension_bodies(body)
     tokens = _parser().parse("\n".join(body))
     blocks: list[Block] = []
     stack: list[int] = []
@@ -115,6 +117,41 @@ def parse_blocks(lines: list[str], body_start: int = 0) -> tuple[Block, ...]:
         if kind in CONTAINERS:
             stack.append(len(blocks) - 1)
     return tuple(blocks)
+
+
+# Python-Markdown's block extensions (MkDocs sites): an admonition `!!! note "Title"`, a collapsible `??? tip`
+# / `???+ tip`, a content tab `=== "Linux"`; what belongs to one is indented four spaces under it, and it is
+# markdown — prose, lists, fences — not the indented code block CommonMark would read
+_BLOCK_EXTENSION = re.compile(r"""^([ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]*[\w-]+(?:[ \t]+[\w-]+)*(?:[ \t]+"[^"]*")?|===[+!]?[ \t]+"[^"]*")[ \t]*$""")
+EXTENSION_INDENT = 4
+
+
+def _dedent_extension_bodies(body: list[str]) -> list[str]:
+    """`body` with the lines under each block-extension marker moved left by EXTENSION_INDENT columns (nested
+    markers too), so they parse as the markdown they are; the line count never changes."""
+    out = list(body)
+    i = 0
+    while i < len(out):
+        m = _BLOCK_EXTENSION.match(out[i])
+        if m is None:
+            i += 1
+            continue
+        indent = len(m.group(1).expandtabs(EXTENSION_INDENT)) + EXTENSION_INDENT
+        j = i + 1
+        last = i
+        while j < len(out):
+            line = out[j]
+            if line.strip():
+                spaces = line.expandtabs(EXTENSION_INDENT)
+                if len(spaces) - len(spaces.lstrip(" ")) < indent:
+                    break
+                last = j
+            j += 1
+        for k in range(i + 1, last + 1):
+            line = out[k].expandtabs(EXTENSION_INDENT)
+            out[k] = line[EXTENSION_INDENT:] if line.startswith(" " * EXTENSION_INDENT) else line.lstrip(" ")
+        i += 1  # the body is scanned next: a marker inside it now stands where its own body's indent starts
+    return out
 
 
 def _trim_end(lines: list[str], start: int, end: int) -> int:

@@ -428,6 +428,54 @@ def test_two_elements_side_by_side_are_two_words_and_headings_show_no_markup() -
     assert release.heading_path[-1] == "9.6.10 March 30, 2025"
 
 
+MKDOCS = """# Getting started
+
+## Installation
+
+=== "Latest"
+
+    ``` sh
+    pip install mkdocs-material
+    ```
+
+=== ":octicons-file-code-16: `9.x`"
+
+    ``` sh
+    pip install mkdocs-material=="9.*"
+    ```
+
+!!! info "The `site_url` setting must be set"
+
+    Note that you must set `site_url` when using instant navigation. Example:
+
+    ``` yaml
+    site_url: https://example.com
+    ```
+
+    ??? tip "Nested"
+
+        A collapsible block inside an admonition is prose as well.
+
+    Indented code stays code outside such a block:
+
+        plain indented code
+"""
+
+
+def test_mkdocs_admonitions_and_content_tabs_are_markdown_not_code() -> None:
+    """MkDocs (Python-Markdown) indents what belongs to `!!! note`, `??? tip` and `=== "Tab"` by four spaces: it is
+    prose and fences, not an indented code block with ``` lines in it. A tab's label introduces its command."""
+    us = units(MKDOCS)
+    latest = by_text(us, "pip install mkdocs-material\n")
+    assert (latest.text, latest.code) == ("Latest", "``` sh\npip install mkdocs-material\n```")
+    assert by_text(us, '=="9.*"').text == "`9.x`"
+    note = by_text(us, "Note that you must set")
+    assert note.text == "Note that you must set `site_url` when using instant navigation. Example:"
+    assert note.code == "``` yaml\nsite_url: https://example.com\n```"
+    assert by_text(us, "collapsible").kind == "paragraph" and not by_text(us, "collapsible").code
+    assert not any("!!!" in u.text or "???" in u.text or "===" in u.text for u in us)
+
+
 _WORD = re.compile(r"[A-Za-z0-9]+|[\u4e00-\u9fff]")
 
 
