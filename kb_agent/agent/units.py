@@ -346,22 +346,38 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
 
     if last - first + 1 <= MAX_CODE_LINES:
         return [(b.start, b.end, shown(first, last))]
+    # an entry starts only outside any bracket a line above opened: a blank line or a comment inside a function
+    # body or an object is part of the program, not a new entry (`export default {` … `// a computed getter` …
+    # `}` is one example). Brackets that do not balance over the block (help text: `[<开关>...］`) say nothing.
+    depth: dict[int, int] = {}
+    open_brackets = 0
+    for ln in range(first, last + 1):
+        depth[ln] = open_brackets
+        open_brackets = max(0, open_brackets + _bracket_balance(raw[ln - b.start]))
+    if open_brackets:
+        depth = dict.fromkeys(depth, 0)
+
+    def top_level(ln: int) -> bool:
+        return depth[ln] == 0
+
     groups: list[tuple[int, int]] = []
     start = None
     for ln in range(first, last + 1):
         text = raw[ln - b.start].strip()
         if not text:
-            if start is not None:
+            nxt = next((k for k in range(ln + 1, last + 1) if raw[k - b.start].strip()), None)
+            if start is not None and (nxt is None or top_level(nxt)):
                 groups.append((start, ln - 1))
                 start = None
             continue
-        if start is not None and _COMMENT.match(text) and not _COMMENT.match(raw[ln - 1 - b.start].strip()):
+        if start is not None and _COMMENT.match(text) and not _COMMENT.match(raw[ln - 1 - b.start].strip()) and top_level(ln):
             groups.append((start, ln - 1))
             start = None
         if start is None:
             start = ln
     if start is not None:
         groups.append((start, last))
+    groups = [(a, max(k for k in range(a, z + 1) if raw[k - b.start].strip())) for a, z in groups]
     # a comment-only group right after code ("# to keep it, add --permanent") is a note on that code
     merged: list[tuple[int, int]] = []
     for a, z in groups:
@@ -376,6 +392,14 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
         z = min(z, a + MAX_CODE_LINES - 1)
         out.append((b.start if k == 0 else a, z, shown(a, z)))
     return out
+
+
+_OPENERS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
+def _bracket_balance(line: str) -> int:
+    """Brackets a code line opens minus those it closes (a rough count: strings are not parsed)."""
+    return sum(_OPENERS.get(ch, 0) for ch in line)
 
 
 # a comment line in the usual shells and languages: where a cheat-sheet fence starts its next entry

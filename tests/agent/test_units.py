@@ -225,6 +225,41 @@ def test_a_long_cheat_sheet_fence_is_one_unit_per_entry() -> None:
         assert u.quote == "\n".join(split_lines(CHEAT_FENCE)[u.start_line - 1 : u.end_line]).strip()
 
 
+PROGRAM_FENCE = """# Computed
+
+```js
+export default {
+  data() {
+    return {
+      author: { name: 'John Doe', books: ['Vue 2', 'Vue 3'] }
+    }
+  },
+
+  computed: {
+    // a computed getter
+    publishedBooksMessage() {
+      // `this` points to the component instance
+      return this.author.books.length > 0 ? 'Yes' : 'No'
+    }
+  }
+}
+
+// a second example
+const count = ref(0)
+```
+"""
+
+
+def test_a_long_program_is_not_cut_inside_its_brackets() -> None:
+    """A comment or blank line inside a function body or an object is part of the program: the cheat-sheet cut
+    (a new entry where a comment follows code) happens only outside every bracket, so no unit shows half an
+    object (`// a computed getter` + `publishedBooksMessage() {` alone)."""
+    codes = [u for u in units(PROGRAM_FENCE) if u.code]
+    assert [(u.start_line, u.end_line) for u in codes] == [(3, 15), (20, 21)]
+    assert codes[0].code.startswith("```js\nexport default {\n") and "// a computed getter" in codes[0].code
+    assert codes[1].code == "```js\n// a second example\nconst count = ref(0)\n```"
+
+
 def test_stubs_are_never_answer_units() -> None:
     text = "# Cleanup\n\nRemove dangling images:\n\n```shell\n# TODO: Command needed\n```\n\n## Notes\n\nTODO\n\nPrune them with:\n\n```shell\ndocker image prune\n```\n"
     units = build_units("c.md", split_lines(text))
