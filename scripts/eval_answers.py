@@ -62,6 +62,9 @@ SET_CORPORA = {
     # near-topic unanswerable questions over the FastAPI docs (session 9, all dev): the (c) test split's
     # not-found rate (0.45) was far below its dev split's; these widen what the rules are tuned on
     "fastapi_dev3": ("fastapi_dev3.jsonl", "fastapi_docs"),
+    # session 12, never tuned on: two site-generator dialects in one KB (MkDocs Material's `!!!` admonitions and
+    # `===` tabs, VitePress's `:::` containers and API-style toggles); English docs, 10 questions in Chinese
+    "mkvue": ("mkvue.jsonl", "/work/evaldata/x"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

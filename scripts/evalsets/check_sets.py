@@ -33,6 +33,7 @@ CORPORA = {
     "rustbook_dev2.jsonl": Path("/work/evaldata/rust-book"),
     "es6_dev2.jsonl": Path("/work/evaldata/es6tutorial"),
     "fastapi_dev3.jsonl": EVAL / "fastapi_docs",
+    "mkvue.jsonl": Path("/work/evaldata/x"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
