@@ -358,7 +358,10 @@ def test_inline_html_is_not_shown_and_an_include_only_fence_is_no_code() -> None
     assert ripgrep.code == "```console\n$ cargo install ripgrep\n```" and "manual-regeneration" not in ripgrep.text + ripgrep.code
 
 
-DOCUSAURUS = """# Deploy
+DOCUSAURUS = """import Tabs from '@theme/Tabs';
+import TabItem from '@theme/TabItem';
+
+# Deploy
 
 :::tip Before you start
 
@@ -386,7 +389,8 @@ Then publish the `build/` folder.
 
 
 def test_site_generator_containers_and_tags_are_layout() -> None:
-    """Docusaurus/VuePress `:::` containers and Liquid `{% %}` tags are markup, never answer words."""
+    """Docusaurus/VuePress `:::` containers, MDX `import … from '…';` lines and Liquid `{% %}` tags are markup,
+    never answer words."""
     us = units(DOCUSAURUS)
     assert [(u.text, u.code) for u in us] == [
         ("Install the CLI first.", ""),
