@@ -255,13 +255,34 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
             if code_j is not None and blocks[code_j].kind in CODE_KINDS:  # a long fence's later entries
                 units.extend(_unit(path, lines, first, end, "code", "", code, crumbs) for first, end, code in _code_groups(lines, blocks, blocks[code_j])[1:] if shows_code(code))
         elif b.kind in CODE_KINDS:
-            for first, end, code in _code_groups(lines, blocks, b):
-                if shows_code(code):
+            tab = _tab_item_above(lines, b.start, wrappers)
+            for k, (first, end, code) in enumerate(_code_groups(lines, blocks, b)):
+                if not shows_code(code):
+                    continue
+                if k == 0 and tab is not None:  # `<TabItem value="yarn" label="Yarn">` over the fence: its label says what it is for
+                    units.append(_unit(path, lines, tab[0], end, "paragraph", tab[1], code, crumbs))
+                else:
                     units.append(_unit(path, lines, first, end, "code", "", code, crumbs))
         elif b.kind == "table":
             units.extend(_row_units(path, lines, blocks, b, crumbs))
     # an intro to a stub ("Remove dangling images:" over `# TODO: Command needed`) is no answer either
     return [u for u in units if not (is_placeholder(u.code) if u.code else is_placeholder(u.text))], sections
+
+
+# a tab's opening tag (Docusaurus `<TabItem value="yarn" label="Yarn">`, Nextra/Mintlify `<Tab title="macOS">`,
+# VuePress `<CodeGroupItem title="npm">`): the label a reader clicks to see the block under it
+_TAB_ITEM = re.compile(r"""^\s*<(?:TabItem|Tab|CodeGroupItem|tab)\b[^<>]*?\b(?:label|title)=(?:"([^"]+)"|'([^']+)')[^<>]*>\s*$""")
+
+
+def _tab_item_above(lines: list[str], start: int, wrappers: set[int]) -> tuple[int, str] | None:
+    """(line, label) of the tab tag right above line `start` (only blank or wrapper lines between), or None."""
+    k = start - 1
+    while k >= 1 and (not lines[k - 1].strip() or k in wrappers):
+        m = _TAB_ITEM.match(lines[k - 1])
+        if m:
+            return k, m.group(1) or m.group(2)
+        k -= 1
+    return None
 
 
 def _transparent(html: list[str]) -> bool:

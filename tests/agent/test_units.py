@@ -400,6 +400,39 @@ def test_site_generator_containers_and_tags_are_layout() -> None:
     assert us[1].quote == "Run the build on a clean checkout:\n:::\n\n```bash\nnpm run build\n```"  # the file's own lines
 
 
+TABS = """# Installation
+
+Install the package with your package manager:
+
+<Tabs>
+<TabItem value="npm" label="npm">
+
+```bash
+npm install --save docusaurus-plugin-foo
+```
+
+</TabItem>
+<TabItem value="yarn" label="Yarn">
+
+```bash
+yarn add docusaurus-plugin-foo
+```
+
+</TabItem>
+</Tabs>
+"""
+
+
+def test_a_tab_label_introduces_the_fence_under_it() -> None:
+    """Docusaurus tabs: the second package manager's command is labelled by its tab ("Yarn"), not left bare."""
+    us = units(TABS)
+    assert [(u.text, u.code) for u in us] == [
+        ("Install the package with your package manager:", "```bash\nnpm install --save docusaurus-plugin-foo\n```"),
+        ("Yarn", "```bash\nyarn add docusaurus-plugin-foo\n```"),
+    ]
+    assert us[1].start_line == 13 and us[1].quote.startswith('<TabItem value="yarn" label="Yarn">')
+
+
 MATH = """# Integer types
 
 Each signed variant can store numbers from −(2<sup>n − 1</sup>) to 2<sup>n −
