@@ -62,6 +62,8 @@ def parse_blocks(lines: list[str], body_start: int = 0) -> tuple[Block, ...]:
     body = [""] * body_start + [ln.replace("\r", " ") for ln in lines[body_start:]]
     if any(_BLOCK_EXTENSION.match(ln) for ln in body):
         body = _dedent_extension_bodies(body)
+    if any(_MYST_ADMONITION.match(ln) for ln in body):
+        body = _open_myst_admonitions(body)
     tokens = _parser().parse("\n".join(body))
     blocks: list[Block] = []
     stack: list[int] = []
@@ -151,6 +153,37 @@ def _dedent_extension_bodies(body: list[str]) -> list[str]:
             line = out[k].expandtabs(EXTENSION_INDENT)
             out[k] = line[EXTENSION_INDENT:] if line.startswith(" " * EXTENSION_INDENT) else line.lstrip(" ")
         i += 1  # the body is scanned next: a marker inside it now stands where its own body's indent starts
+    return out
+
+
+# a MyST (Sphinx, Jupyter Book) admonition written as a fence: ```{note} … ``` holds markdown, not code; its
+# option lines (`:class: dropdown`) are settings. Other directives (```{code-block} python) stay code.
+_MYST_ADMONITION = re.compile(r"^\s{0,3}(`{3,}|~{3,})\{(?:admonition|attention|caution|danger|error|hint|important|note|seealso|tip|"
+                              r"warning|dropdown|versionadded|versionchanged|deprecated)\}.*$")
+_MYST_OPTION = re.compile(r"^\s*:[\w-]+:.*$")
+
+
+def _open_myst_admonitions(body: list[str]) -> list[str]:
+    """`body` with each MyST admonition fence's opening line, option lines and closing line blanked, so its
+    content parses as the markdown it is; the line count never changes."""
+    out = list(body)
+    i = 0
+    while i < len(out):
+        m = _MYST_ADMONITION.match(out[i])
+        if m is None:
+            i += 1
+            continue
+        fence = m.group(1)
+        close = next((k for k in range(i + 1, len(out)) if out[k].strip().startswith(fence) and not out[k].strip().strip(fence[0])), None)
+        if close is None:
+            i += 1
+            continue
+        out[i] = out[close] = ""
+        k = i + 1
+        while k < close and _MYST_OPTION.match(out[k]):
+            out[k] = ""
+            k += 1
+        i += 1
     return out
 
 

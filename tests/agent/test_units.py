@@ -433,6 +433,39 @@ def test_a_tab_label_introduces_the_fence_under_it() -> None:
     assert us[1].start_line == 13 and us[1].quote.startswith('<TabItem value="yarn" label="Yarn">')
 
 
+MYST = """# Config
+
+```{note}
+:class: dropdown
+
+The cache is cleared on every deploy.
+```
+
+```{code-block} python
+print("hi")
+```
+
+````{tip}
+Clean before you build:
+
+```bash
+make clean
+```
+````
+"""
+
+
+def test_a_myst_admonition_fence_holds_markdown_and_a_code_directive_stays_code() -> None:
+    """Sphinx/MyST: ```{note} … ``` is a note a reader sees as prose (its `:class:` option is a setting);
+    ```{code-block} python is code; a fence inside ````{tip} is the tip's command."""
+    us = units(MYST)
+    assert [(u.text, u.code) for u in us] == [
+        ("The cache is cleared on every deploy.", ""),
+        ("", '```{code-block} python\nprint("hi")\n```'),
+        ("Clean before you build:", "```bash\nmake clean\n```"),
+    ]
+
+
 MATH = """# Integer types
 
 Each signed variant can store numbers from −(2<sup>n − 1</sup>) to 2<sup>n −
