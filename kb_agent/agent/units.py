@@ -53,10 +53,11 @@ _AUTODOC = re.compile(r"^\s*:::\s*[A-Za-z_][\w-]*(\.[\w-]+)+\s*$")
 _WRAPPER_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]*(\s[^<>]*)?>\s*$")
 # site-generator markup that is layout, not content: MkDocs admonition/tab fences and includes, Hugo
 # shortcodes, Docusaurus/VuePress/MyST `:::note` … `:::` containers, Jekyll/Liquid `{% … %}` tags, mdBook
-# `{{#include …}}` directives, MDX's module lines (Docusaurus: `import Tabs from '@theme/Tabs';`, `export const x = …;`)
+# `{{#include …}}` directives, MDX's module lines (Docusaurus: `import Tabs from '@theme/Tabs';`, `export const x = …;`), a
+# table-of-contents marker (`[[TOC]]`, `[TOC]`, GitLab's `[[_TOC_]]`)
 _LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|:{3,}.*|\{\*.*\*\}|\{!.*!\}|\{\{[<%].*[%>]\}\}|\{%.*%\}|\{\{#.*\}\}|"
                      r"import\s+(?:[\w$]+|\{[^}]*\}|\*\s+as\s+[\w$]+)(?:\s*,\s*(?:[\w$]+|\{[^}]*\}))*\s+from\s+['\"][^'\"]+['\"];?|"
-                     r"import\s+['\"][^'\"]+['\"];?|export\s+(?:const|let|function|default)\s.*;?)\s*$")
+                     r"import\s+['\"][^'\"]+['\"];?|export\s+(?:const|let|function|default)\s.*;?|\[\[?_?TOC_?\]\]?)\s*$")
 
 
 def is_terminal_output(code: str) -> bool:

@@ -259,9 +259,12 @@ def shown_text(text: str) -> str:
     `^` (`2<sup>7</sup>` is 2^7, not 27; `2<sup>n − 1</sup>` is 2^(n − 1)), a line break is a
     space (`a<br/>b` is not "ab") and an HTML code element is a code span (`<code>&vert;&vert;</code>`
     is `||`). Character references are the characters they name (`&vert;` is |), except inside a
-    code span, where markdown shows them as written. Nothing else changes: a tag between two spaces
+    code span, where markdown shows them as written. Notes apps' and GitHub's own syntax is shown as
+    they render it: an alert's or callout's `[!NOTE]` marker is dropped (its title kept), a wikilink
+    `[[Page|alias]]` shows its alias (`[[Page]]` its page), an embed `![[x.png]]` and a `%% comment %%`
+    show nothing, a highlight `==word==` shows the word. Nothing else changes: a tag between two spaces
     leaves one space."""
-    if "<" not in text and "&" not in text:
+    if "<" not in text and "&" not in text and not _NOTES_SYNTAX.search(text):
         return text
     joined = _around(_CODE_SPAN, text, _shown_html, lambda m: m.group())
     if joined == text:
@@ -306,7 +309,7 @@ def _shown_html(text: str) -> str:
     """Text outside code spans with superscripts written `^`, HTML code elements as code spans, character
     references decoded, line breaks marked to become one space and the other known tags marked to be
     dropped (shown_text joins the marks)."""
-    if "<" not in text and "&" not in text:
+    if "<" not in text and "&" not in text and not _NOTES_SYNTAX.search(text):
         return text
     return _around(_HTML_CODE, text, _shown_prose, lambda m: _code_span(decode_references(m.group(1))))
 
@@ -323,7 +326,35 @@ def _around(pattern: re.Pattern[str], text: str, between: Callable[[str], str], 
     return "".join(parts)
 
 
+# GitHub alerts (`> [!NOTE]`) and Obsidian callouts (`> [!warning]- Title`), wikilinks and embeds, comments,
+# highlights: what a notes app (or GitHub) renders, not what it shows
+_NOTES_SYNTAX = re.compile(r"^\[![A-Za-z]+\]|\[\[|%%|==\S")
+_ALERT = re.compile(r"^\[![A-Za-z]+\][+-]?[ \t]*")
+_EMBED = re.compile("!" + _WIKILINK.pattern)  # an embedded note or image: `![[diagram.png]]`
+_NOTES_COMMENT = re.compile(r"%%.*?%%", re.S)
+_HIGHLIGHT = re.compile(r"(?<![=\w])==(?=\S)([^=\n]+?)(?<=\S)==(?![=\w])")
+
+
+def _wikilink(m: re.Match[str]) -> str:
+    """What a notes app shows for `[[target#anchor|alias]]`: the alias, else the target (and its anchor)."""
+    target, anchor, alias = m.group(1).strip(), (m.group(2) or "").strip(), (m.group(3) or "").strip()
+    return alias or " ".join(p for p in (target, anchor) if p) or "\x00"
+
+
+def _shown_notes(text: str) -> str:
+    text = _ALERT.sub("", text)
+    if "[[" in text:
+        text = _WIKILINK.sub(_wikilink, _EMBED.sub("\x00", text))
+    if "%%" in text:
+        text = _NOTES_COMMENT.sub("\x00", text)
+    if "==" in text:
+        text = _HIGHLIGHT.sub(r"\1", text)
+    return text
+
+
 def _shown_prose(text: str) -> str:
+    if _NOTES_SYNTAX.search(text):
+        text = _shown_notes(text)
     if "<" in text:
         text = _INLINE_HTML.sub("\x00", _BR.sub("\x01", _ADJACENT_ELEMENTS.sub("\x01", _SUP.sub(_superscript, text))))
     return decode_references(text)

@@ -466,6 +466,35 @@ def test_a_myst_admonition_fence_holds_markdown_and_a_code_directive_stays_code(
     ]
 
 
+NOTES = """# Deploy notes
+
+[[_TOC_]]
+
+> [!NOTE]
+> Deploys freeze on Fridays after 15:00.
+
+> [!warning]- Rollback first
+> If the canary fails, run `make rollback` before anything else.
+
+See [[Runbooks/Database|the database runbook]] and [[Oncall#Pager]] for details. ==Always== page the owner. %% ask Bob %%
+
+![[diagram.png]]
+
+Code keeps its syntax: `a == b`, `[[x]]`.
+"""
+
+
+def test_alerts_callouts_wikilinks_and_highlights_show_what_a_notes_app_shows() -> None:
+    """GitHub alerts and Obsidian callouts without their `[!NOTE]` marker, a wikilink as its alias or page, an
+    embed and a `%% comment %%` as nothing, `==word==` as the word; code spans untouched."""
+    assert [u.text for u in units(NOTES)] == [
+        "Deploys freeze on Fridays after 15:00.",
+        "Rollback first If the canary fails, run `make rollback` before anything else.",
+        "See the database runbook and Oncall Pager for details. Always page the owner.",
+        "Code keeps its syntax: `a == b`, `[[x]]`.",
+    ]
+
+
 MATH = """# Integer types
 
 Each signed variant can store numbers from −(2<sup>n − 1</sup>) to 2<sup>n −
