@@ -63,12 +63,15 @@ class FrontMatterRefused(ValueError):
 
 
 def parse_front_matter(lines: list[str]) -> FrontMatter:
-    """YAML between a first line `---` and the next `---`/`...`; malformed YAML counts as none.
+    """YAML between a first line `---` and the next `---`/`...` (or Hugo's TOML between `+++` lines);
+    malformed YAML or TOML counts as none.
 
     The block is bounded: over MAX_FRONT_MATTER_BYTES, nested deeper than MAX_FRONT_MATTER_DEPTH or
     expanding (through aliases) to more than MAX_FRONT_MATTER_NODES nodes, it is refused with a
     `warning` and its data is empty; the body still counts as the file's text.
     """
+    if lines and lines[0].strip() == "+++":
+        return _toml_front_matter(lines)
     if not lines or lines[0].strip() != "---":
         return FrontMatter({}, 0)
     for i in range(1, min(len(lines), MAX_FRONT_MATTER_LINES)):
@@ -79,6 +82,25 @@ def parse_front_matter(lines: list[str]) -> FrontMatter:
                 return FrontMatter({}, i + 1, f"front matter ignored: {e}")
             return FrontMatter(data, i + 1)
     return FrontMatter({}, 0)
+
+
+def _toml_front_matter(lines: list[str]) -> FrontMatter:
+    """Hugo's TOML front matter (`+++` … `+++`), under the same size and nesting bounds as YAML's."""
+    end = next((i for i in range(1, min(len(lines), MAX_FRONT_MATTER_LINES)) if lines[i].strip() == "+++"), None)
+    if end is None:
+        return FrontMatter({}, 0)
+    text = "\n".join(lines[1:end])
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_FRONT_MATTER_BYTES:
+        return FrontMatter({}, end + 1, f"front matter ignored: larger than {MAX_FRONT_MATTER_BYTES // 1024} KB")
+    if _max_flow_depth(text) > MAX_FRONT_MATTER_DEPTH:
+        return FrontMatter({}, end + 1, f"front matter ignored: nested deeper than {MAX_FRONT_MATTER_DEPTH} levels")
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):
+        data = {}
+    return FrontMatter(data, end + 1)
 
 
 def load_front_matter_yaml(text: str) -> dict[str, Any]:

@@ -90,3 +90,28 @@ def test_slugify_and_fences() -> None:
     assert slugify("What's `cache.ttl_seconds`?") == "whats-cachettl_seconds"
     assert slugify("缓存 设计") == "缓存-设计"
     assert fence_mask(["a", "```", "# x", "```", "b"]) == [False, True, True, True, False]
+
+
+HUGO = """+++
+title = "Deploying the API"
+date = 2024-01-02
+tags = ["deploy", "api"]
+draft = false
++++
+
+Run `make deploy` from the repo root.
+"""
+
+
+def test_hugo_toml_front_matter_is_metadata_not_text() -> None:
+    """Hugo writes its front matter as TOML between `+++` lines: title and tags are the page's, and no chunk
+    or answer unit holds `title = "…"`."""
+    from kb_agent.agent.units import build_units
+    from kb_agent.corpus.chunking import parse_document, split_lines
+
+    doc = parse_document("deploy.md", HUGO)
+    assert (doc.title, doc.tags) == ("Deploying the API", ("deploy", "api"))
+    assert not any("title =" in c.text or "+++" in c.text for c in doc.chunks)
+    assert [u.text for u in build_units("deploy.md", split_lines(HUGO))] == ["Run `make deploy` from the repo root."]
+    deep = parse_document("deep.md", "+++\nx = " + "[" * 100 + "]" * 100 + "\n+++\nbody zebracorn\n")
+    assert deep.warnings and deep.warnings[0].startswith("front matter ignored") and any("zebracorn" in c.text for c in deep.chunks)
