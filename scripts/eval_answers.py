@@ -116,12 +116,15 @@ def contains(text: str, item: str | list[str]) -> bool:
 
 
 def citation_problems(root: Path, citations: list[dict]) -> list[str]:
-    """Each footnote's lines must exist in the file and contain its quote (whitespace/case-insensitive)."""
+    """Each footnote's lines must exist in the file and contain its quote (whitespace/case-insensitive).
+
+    Lines are counted as kb, ripgrep, sed and git count them: at each LF. (Python's `read_text` would also break
+    at a lone CR — rgb_zh's scraped pages have them inside paragraphs — and shift every later line.)"""
     out: list[str] = []
     for c in citations:
         f = root / c["path"]
         try:
-            lines = f.read_text(encoding="utf-8").split("\n")
+            lines = f.read_bytes().decode("utf-8").split("\n")
         except (OSError, UnicodeDecodeError):
             out.append(f"[{c['n']}] {c['path']}: file unreadable")
             continue
