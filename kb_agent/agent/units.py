@@ -323,6 +323,11 @@ def _strip_containers(line: str, quotes: int, bullets: int) -> str:
     return line
 
 
+# a definition list's marker (`:   The number of workers.` under its term): markup, like a bullet
+_DEFINITION_MARK = re.compile(r"^:[ \t]+(?=\S)")
+_DEFINITION_LINE = re.compile(r"^[ \t]{0,3}:[ \t]+\S")
+
+
 def _prose_lines(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[str]:
     anc = _ancestors(blocks, b)
     quotes = sum(1 for a in anc if a.kind == "blockquote")
@@ -330,7 +335,17 @@ def _prose_lines(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
     for ln in range(b.start, b.end + 1):
         bullets = sum(1 for a in anc if a.kind == "list_item" and a.start == ln)
         out.append(_strip_containers(lines[ln - 1], quotes, bullets).strip())
+    if b.kind == "paragraph":
+        out = [_DEFINITION_MARK.sub("", ln) for ln in out]
     return out
+
+
+def _opens_definition(lines: list[str], after: int) -> bool:
+    """Is the first non-blank line after line `after` a definition (`:   text`), making the line above its term?"""
+    k = after + 1
+    while k <= len(lines) and not lines[k - 1].strip():
+        k += 1
+    return k <= len(lines) and _DEFINITION_LINE.match(lines[k - 1]) is not None
 
 
 def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[tuple[int, int, str]]:
@@ -437,10 +452,13 @@ _BOLD_LINE = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*[:：]?$")
 
 def _labels(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:
     """Is paragraph `b` a bold label line heading paragraph `c` (the next block, only blank lines
-    between, at the same nesting, itself not a label and not the start of a list item)?"""
+    between, at the same nesting, itself not a label and not the start of a list item), or a definition
+    list's term over its definition?"""
     if b.end != b.start or c.kind != "paragraph" or c.start <= b.end or c.depth != b.depth or c.parent != b.parent:
         return False
     text = " ".join(_prose_lines(lines, blocks, b)).strip()
+    if _DEFINITION_LINE.match(lines[c.start - 1]):  # a term over its definition (`social.icon` / blank / `:   This property …`)
+        return len(text) <= LABEL_MAX_CHARS and c.start > b.end + 1 and not any(lines[k - 1].strip() for k in range(b.end + 1, c.start))
     m = _BOLD_LINE.match(text)
     if m is None or len(text) > LABEL_MAX_CHARS or "**" in m.group(2) or "__" in m.group(2):
         return False
@@ -465,7 +483,7 @@ def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Bloc
         return False
     if c.parent >= 0 and blocks[c.parent].kind == "list_item" and blocks[c.parent].start == c.start:
         return False
-    return is_code_only(" ".join(_prose_lines(lines, blocks, c)))
+    return is_code_only(" ".join(_prose_lines(lines, blocks, c))) and not _opens_definition(lines, c.end)
 
 
 def looks_like_injection(text: str) -> bool:

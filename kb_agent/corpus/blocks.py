@@ -122,9 +122,11 @@ def parse_blocks(lines: list[str], body_start: int = 0) -> tuple[Block, ...]:
 
 
 # Python-Markdown's block extensions (MkDocs sites): an admonition `!!! note "Title"`, a collapsible `??? tip`
-# / `???+ tip`, a content tab `=== "Linux"`; what belongs to one is indented four spaces under it, and it is
-# markdown — prose, lists, fences — not the indented code block CommonMark would read
-_BLOCK_EXTENSION = re.compile(r"""^([ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]*[\w-]+(?:[ \t]+[\w-]+)*(?:[ \t]+"[^"]*")?|===[+!]?[ \t]+"[^"]*")[ \t]*$""")
+# / `???+ tip`, a content tab `=== "Linux"`, a definition `:   text` under its term; what belongs to one is
+# indented four spaces under it, and it is markdown — prose, lists, fences — not the indented code block
+# CommonMark would read
+_BLOCK_EXTENSION = re.compile(r"""^([ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]*[\w-]+(?:[ \t]+[\w-]+)*(?:[ \t]+"[^"]*")?|===[+!]?[ \t]+"[^"]*"|"""
+                              r""":[ \t]{1,4}\S.*)[ \t]*$""")  # the last: a definition list's `:   definition` (PHP Markdown Extra, Pandoc, MkDocs)
 EXTENSION_INDENT = 4
 
 

@@ -495,6 +495,32 @@ def test_alerts_callouts_wikilinks_and_highlights_show_what_a_notes_app_shows() 
     ]
 
 
+DEFLIST = """# Options
+
+`--workers`
+:   The number of worker processes. Defaults to 1.
+
+`social.icon`
+
+:   This property must contain a valid path to an icon:
+
+    ``` yaml
+    social:
+      - icon: fontawesome/brands/github
+    ```
+"""
+
+
+def test_a_definition_list_shows_its_term_with_its_definition() -> None:
+    """PHP Markdown Extra / Pandoc / MkDocs definition lists: the `:` marker is markup, the term heads its
+    definition (never taken for a command of the unit above it), and what is indented under it is markdown."""
+    us = units(DEFLIST)
+    assert [(u.start_line, u.text, u.code) for u in us] == [
+        (3, "`--workers` The number of worker processes. Defaults to 1.", ""),
+        (6, "`social.icon` This property must contain a valid path to an icon:", "``` yaml\nsocial:\n  - icon: fontawesome/brands/github\n```"),
+    ]
+
+
 MATH = """# Integer types
 
 Each signed variant can store numbers from −(2<sup>n − 1</sup>) to 2<sup>n −
