@@ -266,6 +266,16 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
                     units.append(_unit(path, lines, first, end, "code", "", code, crumbs))
         elif b.kind == "table":
             units.extend(_row_units(path, lines, blocks, b, crumbs))
+        elif b.kind == "html":
+            # a collapsed section (`<details><summary>How do I reset my password?</summary>`): the summary heads
+            # what the section says, in the same block (raw text, as a renderer shows it) or in the paragraph under it
+            summary = _details_summary(lines, b)
+            if summary is not None:
+                line, title, body = summary
+                if body:  # shown as a definition is: "**Why is the build slow?**: The cache is cold …"
+                    units.append(_unit(path, lines, line, body[-1][0], "paragraph", f"**{title}**: {' '.join(t for _k, t in body)}", "", crumbs))
+                elif nxt is not None and blocks[nxt].kind == "paragraph":
+                    label = (line, f"**{title}**:")
     # an intro to a stub ("Remove dangling images:" over `# TODO: Command needed`) is no answer either
     return [u for u in units if not (is_placeholder(u.code) if u.code else is_placeholder(u.text))], sections
 
@@ -284,6 +294,33 @@ def _tab_item_above(lines: list[str], start: int, wrappers: set[int]) -> tuple[i
             return k, m.group(1) or m.group(2)
         k -= 1
     return None
+
+
+_SUMMARY = re.compile(r"<summary(?:\s[^<>]*)?>(.*?)</summary>", re.I | re.S)
+_DETAILS_TAG = re.compile(r"^\s*</?(?:details|summary|p|div|br)(?:\s[^<>]*)?/?>\s*$", re.I)
+
+
+def _details_summary(lines: list[str], b: Block) -> tuple[int, str, list[tuple[int, str]]] | None:
+    """(line, summary text, [(line, text)] of the block's own text lines) of an HTML block holding a
+    `<summary>`, or None."""
+    raw = lines[b.start - 1 : b.end]
+    m = _SUMMARY.search("\n".join(raw))
+    if m is None or "<details" not in "\n".join(raw).lower():
+        return None
+    title = shown_text(" ".join(m.group(1).split()))
+    if not title:
+        return None
+    at = b.start + "\n".join(raw)[: m.start()].count("\n")
+    end_line = b.start + "\n".join(raw)[: m.end()].count("\n")
+    body: list[tuple[int, str]] = []
+    for k in range(end_line + 1, b.end + 1):
+        text = lines[k - 1]
+        if _DETAILS_TAG.match(text) or not text.strip():
+            continue
+        shown = shown_text(text.strip())
+        if shown:
+            body.append((k, shown))
+    return at, title, body
 
 
 def _transparent(html: list[str]) -> bool:

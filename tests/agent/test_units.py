@@ -521,6 +521,31 @@ def test_a_definition_list_shows_its_term_with_its_definition() -> None:
     ]
 
 
+DETAILS = """# FAQ
+
+<details>
+<summary>How do I reset my password?</summary>
+
+Run `acct reset --user NAME` and follow the link in the email.
+
+</details>
+
+<details><summary>Why is the build slow?</summary>
+The cache is cold after a release. Run `make warm`.
+</details>
+"""
+
+
+def test_a_collapsed_section_shows_its_summary_with_what_it_says() -> None:
+    """README FAQs written as `<details><summary>Q</summary>`: the question heads its answer, and text written
+    inside the HTML block itself (shown raw by a renderer) is not lost."""
+    us = units(DETAILS)
+    assert [(u.start_line, u.end_line, u.text) for u in us] == [
+        (4, 6, "**How do I reset my password?**: Run `acct reset --user NAME` and follow the link in the email."),
+        (10, 11, "**Why is the build slow?**: The cache is cold after a release. Run `make warm`."),
+    ]
+
+
 MATH = """# Integer types
 
 Each signed variant can store numbers from −(2<sup>n − 1</sup>) to 2<sup>n −
