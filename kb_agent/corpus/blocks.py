@@ -4,6 +4,7 @@ Front matter is not parsed here (corpus/markdown.py owns it); its lines are blan
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -169,6 +170,15 @@ def _open_myst_admonitions(body: list[str]) -> list[str]:
     """`body` with each MyST admonition fence's opening line, option lines and closing line blanked, so its
     content parses as the markdown it is; the line count never changes."""
     out = list(body)
+    # every line that could close a fence, by fence character: (line index, run length), in order — one pass,
+    # so a file of openers without closers costs no more than one with them
+    closers: dict[str, list[tuple[int, int]]] = {"`": [], "~": []}
+    for k, line in enumerate(out):
+        bare = line.strip()
+        if len(bare) >= 3 and bare[0] in closers and not bare.strip(bare[0]):
+            closers[bare[0]].append((k, len(bare)))
+    long_enough: dict[str, list[int]] = {}  # a fence → the lines that can close it (as long, or longer)
+    free: dict[str, list[int]] = {}  # per fence: position → the first position at or after it not yet used
     i = 0
     while i < len(out):
         m = _MYST_ADMONITION.match(out[i])
@@ -176,7 +186,17 @@ def _open_myst_admonitions(body: list[str]) -> list[str]:
             i += 1
             continue
         fence = m.group(1)
-        close = next((k for k in range(i + 1, len(out)) if out[k].strip().startswith(fence) and not out[k].strip().strip(fence[0])), None)
+        if fence not in long_enough:
+            long_enough[fence] = [k for k, n in closers[fence[0]] if n >= len(fence)]
+            free[fence] = list(range(len(long_enough[fence]) + 1))
+        rows, nxt = long_enough[fence], free[fence]
+        at = _first_free(nxt, bisect.bisect_right(rows, i))
+        while at < len(rows) and not out[rows[at]].strip():  # taken by a fence of another length
+            nxt[at] = at + 1
+            at = _first_free(nxt, at)
+        close = rows[at] if at < len(rows) else None
+        if close is not None:
+            nxt[at] = at + 1
         if close is None:
             i += 1
             continue
@@ -187,6 +207,14 @@ def _open_myst_admonitions(body: list[str]) -> list[str]:
             k += 1
         i += 1
     return out
+
+
+def _first_free(nxt: list[int], j: int) -> int:
+    """The first position at or after `j` not yet used (`nxt` links used positions onward; paths halved)."""
+    while nxt[j] != j:
+        nxt[j] = nxt[nxt[j]]
+        j = nxt[j]
+    return j
 
 
 def _trim_end(lines: list[str], start: int, end: int) -> int:

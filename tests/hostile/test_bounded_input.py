@@ -72,6 +72,26 @@ def test_front_matter_variants_are_bounded(name: str) -> None:
     assert len(str(doc.tags)) < 10_000
 
 
+# block syntax whose end is searched for (a MyST fence's closer) or whose body is indented under it (MkDocs): a
+# file of openers and no closers, or every opener before every closer, must cost about as much as a plain file
+UNCLOSED = {
+    "myst_openers_without_closers": "```{note}\ntext zebracorn\n" * 20000,
+    "myst_openers_then_closers": "```{note}\ntext zebracorn\n" * 10000 + "```\n" * 10000,
+    "myst_long_openers_short_closers": "````{note}\ntext zebracorn\n```\n" * 15000,
+    "nested_admonitions": "".join("    " * (i % 50) + "!!! note\n" for i in range(20000)) + "zebracorn\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNCLOSED))
+def test_site_generator_blocks_without_ends_parse_in_linear_time(name: str) -> None:
+    from kb_agent.corpus.chunking import parse_document
+
+    t0 = time.perf_counter()
+    doc = parse_document(f"{name}.md", UNCLOSED[name])
+    assert time.perf_counter() - t0 < 5.0, "quadratic: each opener searched the rest of the file"
+    assert any("zebracorn" in c.text for c in doc.chunks)
+
+
 def test_ordinary_front_matter_with_a_few_aliases_still_parses() -> None:
     from kb_agent.corpus.chunking import parse_document
 
