@@ -54,10 +54,11 @@ _WRAPPER_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]*(\s[^<>]*)?>\s*$")
 # site-generator markup that is layout, not content: MkDocs admonition/tab fences and includes, Hugo
 # shortcodes, Docusaurus/VuePress/MyST `:::note` … `:::` containers, Jekyll/Liquid `{% … %}` tags, mdBook
 # `{{#include …}}` directives, MDX's module lines (Docusaurus: `import Tabs from '@theme/Tabs';`, `export const x = …;`), a
-# table-of-contents marker (`[[TOC]]`, `[TOC]`, GitLab's `[[_TOC_]]`)
+# table-of-contents marker (`[[TOC]]`, `[TOC]`, GitLab's `[[_TOC_]]`, kramdown's `* TOC` + `{:toc}`), a kramdown attribute
+# line (`{: .note }`)
 _LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|:{3,}.*|\{\*.*\*\}|\{!.*!\}|\{\{[<%].*[%>]\}\}|\{%.*%\}|\{\{#.*\}\}|"
                      r"import\s+(?:[\w$]+|\{[^}]*\}|\*\s+as\s+[\w$]+)(?:\s*,\s*(?:[\w$]+|\{[^}]*\}))*\s+from\s+['\"][^'\"]+['\"];?|"
-                     r"import\s+['\"][^'\"]+['\"];?|export\s+(?:const|let|function|default)\s.*;?|\[\[?_?TOC_?\]\]?)\s*$")
+                     r"import\s+['\"][^'\"]+['\"];?|export\s+(?:const|let|function|default)\s.*;?|\[\[?_?TOC_?\]\]?|TOC|\{:[^{}]*\})\s*$")
 
 
 def is_terminal_output(code: str) -> bool:

@@ -350,7 +350,9 @@ def _around(pattern: re.Pattern[str], text: str, between: Callable[[str], str], 
 
 # GitHub alerts (`> [!NOTE]`) and Obsidian callouts (`> [!warning]- Title`), wikilinks and embeds, comments,
 # highlights: what a notes app (or GitHub) renders, not what it shows
-_NOTES_SYNTAX = re.compile(r"^\[![A-Za-z]+\]|\[\[|%%|==\S")
+_NOTES_SYNTAX = re.compile(r"^\[![A-Za-z]+\]|\[\[|%%|==\S|\{:")
+# a kramdown (Jekyll) attribute list after a paragraph's text: `{: .note }`, `{: #id .warning}`
+_KRAMDOWN_IAL = re.compile(r"[ \t]*\{:[ \t]*(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}\"']+)|[ \t])*\}")
 _ALERT = re.compile(r"^\[![A-Za-z]+\][+-]?[ \t]*")
 _EMBED = re.compile("!" + _WIKILINK.pattern)  # an embedded note or image: `![[diagram.png]]`
 _NOTES_COMMENT = re.compile(r"%%.*?%%", re.S)
@@ -371,6 +373,8 @@ def _shown_notes(text: str) -> str:
         text = _NOTES_COMMENT.sub("\x00", text)
     if "==" in text:
         text = _HIGHLIGHT.sub(r"\1", text)
+    if "{:" in text:
+        text = _KRAMDOWN_IAL.sub("", text)
     return text
 
 

@@ -546,6 +546,26 @@ def test_a_collapsed_section_shows_its_summary_with_what_it_says() -> None:
     ]
 
 
+KRAMDOWN = """# Setup
+
+* TOC
+{:toc}
+
+Install the agent before the first deploy.
+{: .note }
+
+A dict literal {: not an attribute} stays, and so does `{: .x}` in code.
+"""
+
+
+def test_kramdown_attribute_lines_and_the_toc_marker_are_layout() -> None:
+    """Jekyll/kramdown: `{: .note }` under a paragraph and the `* TOC` + `{:toc}` list are markup."""
+    assert [u.text for u in units(KRAMDOWN)] == [
+        "Install the agent before the first deploy.",
+        "A dict literal {: not an attribute} stays, and so does `{: .x}` in code.",
+    ]
+
+
 MATH = """# Integer types
 
 Each signed variant can store numbers from −(2<sup>n − 1</sup>) to 2<sup>n −
