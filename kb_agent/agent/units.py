@@ -30,7 +30,9 @@ _BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 _QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?")
 # a sentence ends at . ! ? before a space or the end (not inside `cache.ttl_seconds`), or at 。！？
 _SENTENCE = re.compile(r"(?:[^.!?。！？]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|[。！？]+)?|[.!?。！？]+")
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|<https?://[^>]+>|https?://\S+")
+# any link, image or bare URL (boilerplate is what is left without them); no bracket inside the parts, so each
+# attempt stops at the next one (a line of `[[a|` took seconds)
+_MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)|<https?://[^<>\s]+>|https?://\S+")
 _LABEL = re.compile(r"^\W*(more information|more info|see also|related to|related|source|homepage|docs?|documentation|"
                     r"website|link|links|更多信息|参见|相关|另见)\W*", re.I)
 # mdBook's include directives (`{{#rustdoc_include ../listings/x.rs}}`): a fence of only these shows no code here

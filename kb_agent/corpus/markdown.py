@@ -19,8 +19,11 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATTR = r"""(?:[#.][\w:.-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s}"']+))"""
 _ATTR_LIST = re.compile(rf"\s*\{{:?\s*({_ATTR}(?:\s+{_ATTR})*)\s*\}}\s*$")
 _ATTR_ID = re.compile(r"""(?:^|\s)(?:#([\w:.-]+)|id=(?:"([^"]*)"|'([^']*)'|([^\s"']+)))""")
-_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_WIKILINK = re.compile(r"\[\[([^\]\|#\n]*)(?:#([^\]\|\n]*))?(?:\|([^\]\n]*))?\]\]")
+# no `[` inside a link's text or target, nor inside a wikilink: each match attempt then stops at the next bracket,
+# so a line of ten thousand `[` or `[a](` costs one pass, not one pass per bracket (it took minutes to index)
+# (an image may stand for the text: `[![cover](cover.jpg)](cover-large.jpg)`)
+_MD_LINK = re.compile(r"(?<!!)\[((?:[^\[\]\n!]|!(?!\[)|!\[[^\[\]\n]*\]\([^()\s]*\))*)\]\(\s*<?([^()\[\]\s<>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+_WIKILINK = re.compile(r"\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")  # http:, mailto:, ftp: …
 
@@ -352,7 +355,7 @@ def _around(pattern: re.Pattern[str], text: str, between: Callable[[str], str], 
 # highlights: what a notes app (or GitHub) renders, not what it shows
 _NOTES_SYNTAX = re.compile(r"^\[![A-Za-z]+\]|\[\[|%%|==\S|\{:")
 # a kramdown (Jekyll) attribute list after a paragraph's text: `{: .note }`, `{: #id .warning}`
-_KRAMDOWN_IAL = re.compile(r"[ \t]*\{:[ \t]*(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}\"']+)|[ \t])*\}")
+_KRAMDOWN_IAL = re.compile(rf"[ \t]*\{{:[ \t]*(?:{_ATTR}(?:[ \t]+{_ATTR})*)?[ \t]*\}}")
 _ALERT = re.compile(r"^\[![A-Za-z]+\][+-]?[ \t]*")
 _EMBED = re.compile("!" + _WIKILINK.pattern)  # an embedded note or image: `![[diagram.png]]`
 _NOTES_COMMENT = re.compile(r"%%.*?%%", re.S)

@@ -72,22 +72,33 @@ def test_front_matter_variants_are_bounded(name: str) -> None:
     assert len(str(doc.tags)) < 10_000
 
 
-# block syntax whose end is searched for (a MyST fence's closer) or whose body is indented under it (MkDocs): a
-# file of openers and no closers, or every opener before every closer, must cost about as much as a plain file
+# syntax whose end is searched for (a MyST fence's closer, a link's `](…)`, a wikilink's `]]`) or whose body is indented
+# under it (MkDocs): openers without ends, or every opener before every end, must cost about as much as a plain file
 UNCLOSED = {
     "myst_openers_without_closers": "```{note}\ntext zebracorn\n" * 20000,
     "myst_openers_then_closers": "```{note}\ntext zebracorn\n" * 10000 + "```\n" * 10000,
     "myst_long_openers_short_closers": "````{note}\ntext zebracorn\n```\n" * 15000,
-    "nested_admonitions": "".join("    " * (i % 50) + "!!! note\n" for i in range(20000)) + "zebracorn\n",
+    "nested_admonitions": "".join("    " * (i % 50) + "!!! note\n" for i in range(8000)) + "zebracorn\n",
+    # links whose end never comes: each `[` began a match that read the rest of the line (a 40,000-character line
+    # of `[[` took 211 s to index, of `[a](` minutes)
+    "open_wikilinks_one_line": "zebracorn " + "[[" * 20000 + "\n",
+    "open_links_one_line": "zebracorn " + "[a](" * 10000 + "\n",
+    "open_brackets_one_line": "zebracorn " + "[" * 20000 + "](\n",
+    "open_aliases_many_lines": "zebracorn\n" + "[[a|\n" * 10000,
+    "open_embeds_one_line": "zebracorn " + "![[" * 15000 + "\n",
 }
 
 
 @pytest.mark.parametrize("name", sorted(UNCLOSED))
-def test_site_generator_blocks_without_ends_parse_in_linear_time(name: str) -> None:
+def test_blocks_and_links_without_ends_parse_in_linear_time(name: str) -> None:
     from kb_agent.corpus.chunking import parse_document
+
+    from kb_agent.agent.units import build_units
+    from kb_agent.corpus.chunking import split_lines
 
     t0 = time.perf_counter()
     doc = parse_document(f"{name}.md", UNCLOSED[name])
+    build_units(f"{name}.md", split_lines(UNCLOSED[name]))
     assert time.perf_counter() - t0 < 5.0, "quadratic: each opener searched the rest of the file"
     assert any("zebracorn" in c.text for c in doc.chunks)
 
