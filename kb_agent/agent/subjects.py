@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from kb_agent.agent.analyzer import LATIN_WORD_CHARS as _L
-from kb_agent.agent.analyzer import OPTION, distinct_subjects, operators
+from kb_agent.agent.analyzer import OPTION, comparison_text, distinct_subjects, operators
 from kb_agent.agent.analyzer import comparison_subjects as _analyzer_subjects
 from kb_agent.index.tokenize import matching_terms, tokenize
 from kb_agent.types import Evidence
@@ -44,8 +44,9 @@ def comparison_subjects(question: str) -> list[str]:
     found = _analyzer_subjects(question)
     if found:
         return found
+    q = comparison_text(question)
     for pattern in _MORE_COMPARISONS:
-        m = pattern.search(question.strip())
+        m = pattern.search(q) if q else None
         if m:
             a, b = m.group("a").strip(" ,，的"), m.group("b").strip(" ,，的")
             if distinct_subjects(a, b):
@@ -55,8 +56,9 @@ def comparison_subjects(question: str) -> list[str]:
 
 def mention_target(question: str) -> str | None:
     """X in "which pages mention X" / "哪些文档提到了 X", quotes removed; None otherwise."""
+    q = comparison_text(question)
     for pattern in _MENTION:
-        m = pattern.search(question.strip())
+        m = pattern.search(q) if q else None
         if m:
             x = m.group("x").strip().strip("\"'`“”「」")
             return x or None

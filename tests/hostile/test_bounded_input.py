@@ -103,6 +103,22 @@ def test_blocks_and_links_without_ends_parse_in_linear_time(name: str) -> None:
     assert any("zebracorn" in c.text for c in doc.chunks)
 
 
+@pytest.mark.parametrize("piece", ["和", "与", "还是", "[", "vs ", " or ", "a.", "which pages mention "])
+def test_a_long_question_is_analysed_in_bounded_time(piece: str) -> None:
+    """A question may hold 4,000 characters (a pasted paragraph); the comparison and mention patterns read only
+    its last sentence, at most COMPARISON_MAX_CHARS (4,000 characters of 和 would have taken minutes)."""
+    from kb_agent.agent.analyzer import analyze_question
+    from kb_agent.agent.subjects import comparison_subjects, mention_target
+    from kb_agent.retrieval.query import MAX_QUESTION_CHARS
+
+    q = (piece * (MAX_QUESTION_CHARS // len(piece) + 1))[:MAX_QUESTION_CHARS]
+    t0 = time.perf_counter()
+    analyze_question(q), comparison_subjects(q), mention_target(q)
+    assert time.perf_counter() - t0 < 3.0
+    # a long paragraph before the question does not hide the comparison it ends with
+    assert comparison_subjects("Some context. " * 40 + "What is the difference between tail -f and tail -F?") == ["tail -f", "tail -F"]
+
+
 def test_ordinary_front_matter_with_a_few_aliases_still_parses() -> None:
     from kb_agent.corpus.chunking import parse_document
 
