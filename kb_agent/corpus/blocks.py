@@ -135,11 +135,10 @@ def _dedent_extension_bodies(body: list[str]) -> list[str]:
     """`body` with the lines under each block-extension marker moved left by EXTENSION_INDENT columns (nested
     markers too), so they parse as the markdown they are; the line count never changes."""
     out = list(body)
-    i = 0
-    while i < len(out):
+    # a marker inside a body is read after the body moved: it then stands where its own body's indent starts
+    for i in range(len(out)):
         m = _BLOCK_EXTENSION.match(out[i])
         if m is None:
-            i += 1
             continue
         indent = len(m.group(1).expandtabs(EXTENSION_INDENT)) + EXTENSION_INDENT
         j = i + 1
@@ -155,7 +154,6 @@ def _dedent_extension_bodies(body: list[str]) -> list[str]:
         for k in range(i + 1, last + 1):
             line = out[k].expandtabs(EXTENSION_INDENT)
             out[k] = line[EXTENSION_INDENT:] if line.startswith(" " * EXTENSION_INDENT) else line.lstrip(" ")
-        i += 1  # the body is scanned next: a marker inside it now stands where its own body's indent starts
     return out
 
 
@@ -179,11 +177,9 @@ def _open_myst_admonitions(body: list[str]) -> list[str]:
             closers[bare[0]].append((k, len(bare)))
     long_enough: dict[str, list[int]] = {}  # a fence → the lines that can close it (as long, or longer)
     free: dict[str, list[int]] = {}  # per fence: position → the first position at or after it not yet used
-    i = 0
-    while i < len(out):
+    for i in range(len(out)):
         m = _MYST_ADMONITION.match(out[i])
         if m is None:
-            i += 1
             continue
         fence = m.group(1)
         if fence not in long_enough:
@@ -194,18 +190,15 @@ def _open_myst_admonitions(body: list[str]) -> list[str]:
         while at < len(rows) and not out[rows[at]].strip():  # taken by a fence of another length
             nxt[at] = at + 1
             at = _first_free(nxt, at)
-        close = rows[at] if at < len(rows) else None
-        if close is not None:
-            nxt[at] = at + 1
-        if close is None:
-            i += 1
+        if at == len(rows):
             continue
+        close = rows[at]
+        nxt[at] = at + 1
         out[i] = out[close] = ""
         k = i + 1
         while k < close and _MYST_OPTION.match(out[k]):
             out[k] = ""
             k += 1
-        i += 1
     return out
 
 
