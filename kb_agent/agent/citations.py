@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kb_agent.corpus.fileio import read_kb_text
 from kb_agent.types import Citation
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")
@@ -66,19 +67,13 @@ class _Disk:
         try:
             full = (self.root / rel).resolve()
             full.relative_to(self.root)  # never outside the KB root
-            lines = _read_kb_text(full).split("\n")
+            lines = read_kb_text(full).split("\n")
         except (OSError, ValueError):  # incl. a pipe or device now standing where the file was
             return None
         if lines and lines[-1] == "":
             lines.pop()
         return lines
 
-
-def _read_kb_text(full: Path) -> str:
-    from kb_agent.corpus.fileio import read_regular_text
-    from kb_agent.index.build import MAX_FILE_BYTES
-
-    return read_regular_text(full, MAX_FILE_BYTES)
 
 
 def source_problem(src: SourceRef, disk: _Disk) -> str | None:

@@ -12,9 +12,8 @@ from pathlib import Path
 
 from kb_agent.corpus.blocks import CODE_KINDS, Block, is_code_only, parse_blocks
 from kb_agent.corpus.chunking import split_lines
-from kb_agent.corpus.fileio import read_regular_text
+from kb_agent.corpus.fileio import read_kb_text
 from kb_agent.corpus.markdown import decode_references, heading_text, headings_from_blocks, parse_front_matter, shown_text
-from kb_agent.index.scan import MAX_FILE_BYTES
 
 # paragraphs longer than this are cut into sentence units so a citation points at the words that matter
 LONG_PARAGRAPH_CHARS = 400
@@ -131,7 +130,7 @@ class UnitCache:
                 key = (str(full), stat.st_mtime_ns, stat.st_size)
                 hit = _PARSED.get(key)
                 if hit is None:
-                    lines = split_lines(read_regular_text(full, MAX_FILE_BYTES))
+                    lines = split_lines(read_kb_text(full))
                     hit = (lines, *_parse(rel, lines))
                     if len(_PARSED) >= PARSED_FILES_KEPT:
                         _PARSED.pop(next(iter(_PARSED)))

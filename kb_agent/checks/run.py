@@ -260,12 +260,11 @@ class _LineCache:
     def text(self, c: Citation) -> str:
         if c.path not in self._files:
             try:
-                from kb_agent.corpus.fileio import read_regular_text
-                from kb_agent.index.build import MAX_FILE_BYTES
+                from kb_agent.corpus.fileio import read_kb_text
 
                 full = (self.root / c.path).resolve()
                 full.relative_to(self.root)
-                self._files[c.path] = read_regular_text(full, MAX_FILE_BYTES).split("\n")
+                self._files[c.path] = read_kb_text(full).split("\n")
             except (OSError, ValueError):
                 self._files[c.path] = []
         lines = self._files[c.path]

@@ -73,6 +73,17 @@ def read_regular_bytes(path: Path | str, max_bytes: int) -> bytes:
         os.close(fd)
 
 
+# A KB file above this is skipped by the index with a reason, and refused by every later reader: a 20 MB markdown file
+# is almost always generated output, and chunking and embedding it would dominate the index for little value.
+MAX_FILE_BYTES = 5 * 1024 * 1024
+
+
+def read_kb_text(path: Path | str) -> str:
+    """A KB file's text as every reader after the index reads it (units, citations, checks, the `read` tool):
+    a regular file under MAX_FILE_BYTES, decoded as read_regular_text does. Raises UnsafeFile or OSError."""
+    return read_regular_text(path, MAX_FILE_BYTES)
+
+
 def read_regular_text(path: Path | str, max_bytes: int) -> str:
     """Like read_regular_bytes, decoded as UTF-8 with undecodable bytes replaced and a leading byte-order
     mark dropped, as the index reads it (an editor on Windows writes one; kept, it would stand before the

@@ -8,15 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kb_agent.corpus.fileio import MAX_FILE_BYTES as MAX_FILE_BYTES  # files above it are skipped with a reason
 from kb_agent.corpus.fileio import UnsafeFile, read_regular_bytes
 from kb_agent.types import FileSkip
 
 if TYPE_CHECKING:
     from kb_agent.index.manifest import Catalog, FileRow
-
-# Files above this are skipped with a reason: a 20 MB markdown file is almost always generated
-# output, and chunking and embedding it would dominate the index for little value.
-MAX_FILE_BYTES = 5 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)

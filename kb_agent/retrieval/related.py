@@ -116,12 +116,11 @@ def safe_path(root: Path, path: str) -> Path:
 
 def read_file(r: Retriever, path: str, start: int = 1, end: int | None = None) -> Evidence:
     """Lines start..end of a KB file as it is on disk now (1-based, inclusive, clamped to the file)."""
-    from kb_agent.corpus.fileio import UnsafeFile, read_regular_text
-    from kb_agent.index.build import MAX_FILE_BYTES
+    from kb_agent.corpus.fileio import UnsafeFile, read_kb_text
 
     full = safe_path(r.root, path)
     try:
-        lines = read_regular_text(full, MAX_FILE_BYTES).split("\n")
+        lines = read_kb_text(full).split("\n")
     except UnsafeFile as e:
         raise UsageError(f"cannot read {path}: {e.strerror}") from None
     except OSError:
