@@ -305,15 +305,15 @@ _DETAILS_TAG = re.compile(r"^\s*</?(?:details|summary|p|div|br)(?:\s[^<>]*)?/?>\
 def _details_summary(lines: list[str], b: Block) -> tuple[int, str, list[tuple[int, str]]] | None:
     """(line, summary text, [(line, text)] of the block's own text lines) of an HTML block holding a
     `<summary>`, or None."""
-    raw = lines[b.start - 1 : b.end]
-    m = _SUMMARY.search("\n".join(raw))
-    if m is None or "<details" not in "\n".join(raw).lower():
+    raw = "\n".join(lines[b.start - 1 : b.end])
+    m = _SUMMARY.search(raw)
+    if m is None or "<details" not in raw.lower():
         return None
     title = shown_text(" ".join(m.group(1).split()))
     if not title:
         return None
-    at = b.start + "\n".join(raw)[: m.start()].count("\n")
-    end_line = b.start + "\n".join(raw)[: m.end()].count("\n")
+    at = b.start + raw.count("\n", 0, m.start())
+    end_line = b.start + raw.count("\n", 0, m.end())
     body: list[tuple[int, str]] = []
     for k in range(end_line + 1, b.end + 1):
         text = lines[k - 1]
