@@ -65,6 +65,10 @@ SET_CORPORA = {
     # session 12, never tuned on: two site-generator dialects in one KB (MkDocs Material's `!!!` admonitions and
     # `===` tabs, VitePress's `:::` containers and API-style toggles); English docs, 10 questions in Chinese
     "mkvue": ("mkvue.jsonl", "/work/evaldata/x"),
+    # session 13: more tuning questions over the cheat sheets (all dev), and a held-out set of a new shape:
+    # devhints.io reference cheat sheets (English; headings over indented code with `# what it does` comments)
+    "cheats_dev2": ("cheats_dev2.jsonl", "/work/evaldata/cheats"),
+    "devhints": ("devhints.jsonl", "/work/evaldata/devhints"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -34,6 +34,8 @@ CORPORA = {
     "es6_dev2.jsonl": Path("/work/evaldata/es6tutorial"),
     "fastapi_dev3.jsonl": EVAL / "fastapi_docs",
     "mkvue.jsonl": Path("/work/evaldata/x"),
+    "cheats_dev2.jsonl": Path("/work/evaldata/cheats"),
+    "devhints.jsonl": Path("/work/evaldata/devhints"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
