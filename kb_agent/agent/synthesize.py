@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from kb_agent.agent.citations import SourceRef
 from kb_agent.agent.analyzer import LATIN_WORD, is_operator, named_words
@@ -294,7 +295,7 @@ def extractive_answer(
         missing = tuple(uncovered(subjects, shown))
     elif not target:
         units_text = [s.unit.search_text for s in chosen]
-        missing = focus_gap(question, shown, term_weights, exact_terms) or amount_gap(question, units_text) or coverage_gap(question, shown, term_weights)
+        missing = focus_gap(question, shown, term_weights, exact_terms, pages=[s.unit.path for s in chosen]) or amount_gap(question, units_text) or coverage_gap(question, shown, term_weights)
     else:
         missing = ()
     sources: list[SourceRef] = []
@@ -360,8 +361,11 @@ def amount_gap(question: str, shown: Sequence[str]) -> tuple[str, ...]:
     return (f"a number ({m.group(0)})",)
 
 
-def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, exact_terms: Sequence[str] = ()) -> tuple[str, ...]:
-    """(the rarest focus term,) when no shown unit holds any focus term of the question, else ()."""
+def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, exact_terms: Sequence[str] = (),
+              pages: Sequence[str] = ()) -> tuple[str, ...]:
+    """(the rarest focus term,) when no shown unit holds any focus term of the question, else ().
+    A name that only qualifies the next word of the question, where that word names a shown unit's page
+    ("GNU screen" answered from screen.md), is that page's subject: no gap."""
     focus = focus_terms(question, term_weights, exact_terms)
     if not any(has_cjk(text) for text in shown):  # a Chinese question answered from English pages
         focus = [t for t in focus if not has_cjk(t)]
@@ -375,8 +379,23 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
         return (absent[0],)
     if not focus or any(matching_terms(focus, text) for text in shown):
         return ()
-    surface = next((w for w in names if focus[0] in tokenize(w)), focus[0])
-    return (surface,)
+    surfaces = [next((w for w in names if t in tokenize(w)), t) for t in focus]
+    if pages and all(_names_a_page(question, w, pages) for w in surfaces):
+        return ()
+    return (surfaces[0],)
+
+
+_NEXT_WORD = r"(?<![\w.-]){}\s+([A-Za-z][\w-]*)"
+
+
+def _names_a_page(question: str, name: str, pages: Sequence[str]) -> bool:
+    """Does `name` stand right before a word of the question that is the file name of one of `pages`
+    (`GNU` in "in GNU screen" with screen.md)?"""
+    m = re.search(_NEXT_WORD.format(re.escape(name)), question)
+    if m is None:
+        return False
+    word = m.group(1).lower()
+    return any(PurePosixPath(p).stem.lower() == word for p in pages)
 
 
 # the quoted units together must hold at least this share of the question's words (IDF-weighted; words the

@@ -218,6 +218,17 @@ def lookup(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
 
 # endings an English word takes (diagnosing → diagnose, migrated → migrate, proxies → proxy)
 _INFLECTIONS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("es", ""), ("s", ""), ("ly", ""), ("er", ""), ("er", "e"))
+# a prefix that makes a word of a word (retyping → typing, reconnect → connect); only before a word of this many letters
+_PREFIXES = ("re", "pre", "mis", "over")
+_PREFIXED_MIN = 4
+# past forms of irregular verbs CC-CEDICT's English senses do not write (they gloss "to forget", never "forgot"):
+# "I forgot to add a file" is everyday English, not a tool's name the KB would have to write
+_IRREGULAR = frozenset("""
+    arose awoke awoken bore borne bled bred clung crept dealt drank drunk drove driven dug fled flung forbade forbidden
+    forgave forgiven forgot forgotten froze knelt leapt mistook mistaken overtook overtaken rang risen rode sang sank
+    sewn shrank shrunk slept slid slung sought sped sprang stank stole stung strode strove swore threw thrown trod
+    trodden undid underwent wept woke wore wove woven wrung withdrew withdrawn
+""".split())
 
 
 def is_english_word(word: str) -> bool | None:
@@ -227,6 +238,14 @@ def is_english_word(word: str) -> bool | None:
     if not d.loaded:
         return None
     w = word.lower()
+    if w in _IRREGULAR:
+        return True
+    return _english_form(d, w) or any(
+        w.startswith(p) and len(w) - len(p) >= _PREFIXED_MIN and _english_form(d, w[len(p):]) for p in _PREFIXES)
+
+
+def _english_form(d: "_Dictionary", w: str) -> bool:
+    """`w` or the word it inflects is in the dictionary's English senses."""
     if d.is_english(w):
         return True
     return any(w.endswith(end) and len(w) - len(end) >= 3 and d.is_english(w[: len(w) - len(end)] + add) for end, add in _INFLECTIONS)

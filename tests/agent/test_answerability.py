@@ -314,6 +314,38 @@ def test_a_tool_typed_in_lower_case_that_the_kb_never_writes_is_not_answered_abo
         assert not extractive_answer("How do I diagnose NodeClockNotSynchronising with chronyc?", items, UnitCache(tmp_path)).uncovered
 
 
+def test_everyday_words_a_dictionary_lists_only_as_their_root_are_not_foreign() -> None:
+    """CC-CEDICT glosses "to forget", never "forgot", and "to type", never "retype": a question in everyday
+    English ("I forgot to include a file … without retyping the message") was refused as naming a tool the
+    KB never writes (`forgot`). Irregular past forms and re-/pre-/mis-/over- words are English; tools stay
+    foreign."""
+    assert foreign_words("I forgot to include a file in my last commit. How do I add it without retyping the message?") == []
+    assert foreign_words("The build broke and nobody woke up: who threw the error?") == []
+    assert foreign_words("How do I misconfigure or preinstall nothing with chronyc?") == ["chronyc"]
+    assert foreign_words("untar it with rsync") == ["untar", "rsync"], "a tool's name is no English word behind a prefix"
+
+
+def test_a_name_that_qualifies_the_page_the_answer_comes_from_is_covered(tmp_path: Path) -> None:
+    """"… in tmux, and in GNU screen?" answered from screen.md, which never writes "GNU": the name only
+    qualifies the word that names the page, so the answer is about it. A name the answer's pages do not
+    stand for is still missing ("in GNU make" over screen.md)."""
+    write(tmp_path, "screen.md", "# Screen\n\n| Keybind | Description |\n| --- | --- |\n"
+          "| `ctrl+a ctrl+d` | Detach the current screen and go back to the terminal (the session keeps running) |\n")
+    write(tmp_path, "other.md", "# GNU\n\nThe GNU project writes free software.\n")
+    for i in range(30):  # enough pages that GNU is a rare name (IDF above FOCUS_MIN_WEIGHT)
+        write(tmp_path, f"tool{i}.md", f"# Tool {i}\n\nRun tool{i} in a terminal session to detach it.\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        assert focus_terms("How do I detach and leave the session running in GNU screen?", weights) == ["gnu"], "premise"
+        items = [(evidence_from(tmp_path, "screen.md", 1, 5, score=0.9, tool="vector"), 0.8)]
+
+        def draft(q: str) -> object:
+            return extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+
+        done = draft("How do I detach and leave the session running in GNU screen?")
+        assert not done.uncovered and "ctrl+a ctrl+d" in done.body, (done.uncovered, done.body)  # type: ignore[attr-defined]
+        assert draft("How do I detach and leave the session running in GNU make?").uncovered == ("GNU",)  # type: ignore[attr-defined]
+
+
 def test_a_coined_chinese_term_the_kb_never_writes_is_not_answered_about(tmp_path: Path) -> None:
     """"Kubernetes 自动扩缩容怎么配置？" over deployment pages that mention Kubernetes: jieba's HMM glues
     扩缩容 (no dictionary word, so not a term of art), and no file writes it or any two of its characters
