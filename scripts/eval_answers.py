@@ -267,7 +267,7 @@ def score_set_row(r: dict, res: dict, hits: list[dict] | None, root: Path) -> di
         "answerable": r["answerable"], "useful": useful, "found": found, "exit": res["exit"],
         "citations_valid": not cit, "n_citations": len(res["citations"]), "query_type": res["query_type"],
         "analyzer_type": (atype := analyzer_type(r["question"], res["query_type"])), "qtype_agree": atype == r["query_type"], "confidence": res.get("confidence"), "seconds": res["seconds"],
-        "answer_chars": len(res["text"]), "reasons": reasons, "answer": res["text"], "citations": res["citations"],
+        "answer_chars": len(res["text"]), "reasons": reasons, "fallback_reason": res.get("fallback_reason"), "answer": res["text"], "citations": res["citations"],
         "must_contain": r["must_contain"], "gold": r["gold"],
     }
     if hits is not None and r["answerable"]:
