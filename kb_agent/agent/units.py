@@ -644,6 +644,9 @@ def _sentences(prose: list[str], first_line: int) -> list[tuple[int, int, str]]:
     return out or [(first_line, first_line + len(prose) - 1, joined)]
 
 
+_RULE_CELL = re.compile(r":?-{3,}:?")
+
+
 def _cells(row: str) -> list[str]:
     row = row.strip()
     if row.startswith("|"):
@@ -660,8 +663,8 @@ def _row_units(path: str, lines: list[str], blocks: tuple[Block, ...], b: Block,
     out = []
     for ln in b.rows:
         cells = [shown_text(c) for c in _cells(_strip_containers(lines[ln - 1], quotes, 0))]
-        if not any(cells):
-            continue
+        if not any(cells) or all(_RULE_CELL.fullmatch(c) for c in cells if c):
+            continue  # empty, or a second delimiter row (`| --- | --- |` between groups of rows): layout
         parts = [f"{header[k]}: {c}" if k < len(header) and header[k] else c for k, c in enumerate(cells) if c]
         out.append(_unit(path, lines, ln, ln, "row", " · ".join(parts), "", crumbs))
     return out

@@ -145,6 +145,16 @@ def test_table_row_with_its_header() -> None:
     assert u.quote == "| `cache.size_mb` | 512 | memory cap |"
 
 
+def test_a_delimiter_row_between_groups_of_rows_is_no_unit() -> None:
+    """Cheat sheets (devhints.io) put `| --- | --- |` inside a table to separate groups of shortcuts: a reader
+    sees a rule, not a row "Shortcut: --- · Description: ---" (207 such units in the devhints corpus)."""
+    page = "# Vim\n\n| Shortcut | Description |\n| --- | --- |\n| `ma` | Mark this cursor position as `a` |\n" \
+           "| --- | --- |\n| `:marks` | List all current marks |\n| `--` | end of options |\n"
+    rows = [u.text for u in build_units("vim.md", split_lines(page)) if u.kind == "row"]
+    assert rows == ["Shortcut: `ma` · Description: Mark this cursor position as `a`",
+                    "Shortcut: `:marks` · Description: List all current marks", "Shortcut: `--` · Description: end of options"]
+
+
 def test_definition_under_its_heading() -> None:
     u = by_text(units(RUNBOOK), "How long an entry lives")
     assert u.kind == "definition" and (u.start_line, u.end_line) == (25, 27)
