@@ -333,10 +333,10 @@ def _run(
 
         first = (*indexed, *updated) if paths is not None else ()  # a watch update's own files before any backlog
         embedded, left = embed_pending(cat, store, embedder, batch=settings.embedding_batch_size, on_batch=on_batch, should_pause=should_pause, first=first)
-        if embedded or changes or removed or was_dirty or cat.get_meta("store_settled") != STORE_SETTLED:
-            # whatever this run wrote to the store (vectors added or deleted) goes into the graph on disk
-            del store
-            _settle(settings, index_dir, cat)
+        if cat.get_meta("store_settled") != STORE_SETTLED:
+            store.settle()
+            cat.set_meta("store_settled", STORE_SETTLED)
+            cat.conn.commit()
         if not left:
             cat.set_meta("built_at", str(time.time()))
             cat.conn.commit()
@@ -368,30 +368,22 @@ def _collection_for(root: Path, fp: dict[str, object]) -> str:
     return collection_name(root, json.dumps(fp, sort_keys=True))
 
 
-# catalog meta "store_settled": the collection's whole graph was written to disk (vectors.VectorStore.settle);
-# an index from before has it unset (or "1": settled under the writer's threshold, its last < 100 records
-# still outside the graph) and is settled by its next `kb index`
-STORE_SETTLED = "2"
+# catalog meta "store_settled": the collection's graph was written to disk under the writer's sync threshold
+# (vectors.VectorStore.settle); an index from before has it unset and is settled by its next `kb index`
+STORE_SETTLED = "1"
 
 
 def _settle(settings: Settings, index_dir: Path, cat: Catalog) -> None:
-    """Open the collection as its writer (older collections get the sync threshold) and write its whole graph
-    to disk. An embedded store is opened by a client system of its own: the one that wrote the vectors keeps
-    the sync threshold it loaded the collection with, so its graph would not be written."""
-    embedded = not settings.chroma_url
-    _open_store(settings, index_dir, cat.get_meta("collection") or "", fresh=embedded).settle()
-    if embedded:  # … and the next client in this process opens the graph on disk, as every other process does
-        from kb_agent.index.vectors import _drop_cached_system
-
-        _drop_cached_system(index_dir / "chroma")
+    """Open the collection as its writer (older collections get the sync threshold) and settle it once."""
+    _open_store(settings, index_dir, cat.get_meta("collection") or "").settle()
     cat.set_meta("store_settled", STORE_SETTLED)
     cat.conn.commit()
 
 
-def _open_store(settings: Settings, index_dir: Path, name: str, *, fresh: bool = False) -> VectorStore:
+def _open_store(settings: Settings, index_dir: Path, name: str) -> VectorStore:
     from kb_agent.index.vectors import VectorStore
 
-    return VectorStore(settings, index_dir, name, fresh=fresh)
+    return VectorStore(settings, index_dir, name)
 
 
 def index_is_present(index_dir: Path) -> bool:

@@ -28,11 +28,9 @@ LOW_SPACE_BYTES = 16 * 1024 * 1024
 # them into a new graph every time a process opens the store (default 1,000): ~0.1 s more per cold
 # start, and a graph that differs between processes, so the same query could return different tails
 # of its top k from one `kb search` to the next (chroma-core/chroma#2675). At Chroma's `batch_size`
-# (100) the graph on disk covers all but the last < 100 records while `kb index` writes; its last write
-# (`VectorStore.settle`) saves those too, so every process opens the same graph (tests/index/test_chroma_reader.py).
+# (100) the graph on disk covers all but the last < 100 records, which a reader keeps in its exact
+# brute-force buffer: the same hits in every process (tests/index/test_chroma_reader.py).
 HNSW_CONFIG = {"space": "cosine", "sync_threshold": 100}
-# ... and the tail is written too at the end of every `kb index` that changed the store (`VectorStore.settle`)
-SETTLE_SYNC_THRESHOLD = 1
 # How long a reader waits for another process to let go of the embedded store's SQLite file before
 # it searches without vectors (see `ensure_unlocked`): a live `kb index` holds it for milliseconds.
 LOCK_WAIT_S = 2.0
@@ -324,20 +322,14 @@ class VectorStore:
         return out
 
     def settle(self) -> None:
-        """Make Chroma write its whole graph to disk now. It persists the graph only on a write once
-        `sync_threshold` records are unsaved, and every process that opens the store inserts the unsaved
-        tail (up to 99 records at kb's threshold, 999 in an older kb's collection) into a graph of its own:
-        Chroma's Rust core does not search that tail exactly, so one query's hits differed from one process
-        to the next (8 processes, 3 different top 35s on a 2,328-chunk KB). With the threshold at 1 for one
-        write — a record written back unchanged — the graph on disk holds every record."""
+        """Make Chroma write its graph to disk now: it persists only on a write once `sync_threshold`
+        records are unsaved, so a collection an older kb wrote (threshold 1,000) keeps up to 999
+        records that every process re-inserts into a graph of its own until something is written.
+        One record written back unchanged is that write (the graph on disk then holds all records)."""
         try:
-            self._col.modify(configuration={"hnsw": {"sync_threshold": SETTLE_SYNC_THRESHOLD}})
-            try:
-                got = self._col.get(limit=1, include=["embeddings", "metadatas"])
-                if got["ids"]:
-                    self._col.upsert(ids=got["ids"], embeddings=got["embeddings"], metadatas=got["metadatas"])
-            finally:
-                self._col.modify(configuration={"hnsw": {"sync_threshold": HNSW_CONFIG["sync_threshold"]}})
+            got = self._col.get(limit=1, include=["embeddings", "metadatas"])
+            if got["ids"]:
+                self._col.upsert(ids=got["ids"], embeddings=got["embeddings"], metadatas=got["metadatas"])
         except Exception as e:
             raise self._wrap(e) from None
 

@@ -106,9 +106,8 @@ def test_hits_equal_chromadbs_client_with_the_real_model(indexed_e5_kb: Path) ->
 @pytest.mark.slow
 def test_every_process_opens_the_same_graph(indexed_e5_kb: Path) -> None:
     """Chroma re-inserts records the graph on disk does not hold each time a process opens the store, and
-    that graph differs between processes; `kb index` leaves no record outside the graph on disk (see
-    test_kb_index_leaves_no_record_outside_the_graph_on_disk), so readers opened apart (here: three) return
-    the same top 35 for any query, not only the first ranks."""
+    that graph differs between processes; kb's collections keep the unsaved tail in Chroma's exact buffer,
+    so readers opened apart (here: three) return the same top 35 for any query, not only the first ranks."""
     import random
 
     from kb_agent.settings import Settings
@@ -142,26 +141,6 @@ def test_a_collection_from_an_older_kb_gets_the_writers_sync_threshold(tmp_path:
     assert (hnsw["space"], hnsw["sync_threshold"]) == ("cosine", HNSW_CONFIG["sync_threshold"])
     fresh = VectorStore(hash_settings(tmp_path), index_dir, "kb_newer", create=True)
     assert fresh._col.configuration_json["hnsw"]["sync_threshold"] == HNSW_CONFIG["sync_threshold"]
-
-
-def test_kb_index_leaves_no_record_outside_the_graph_on_disk(tmp_path: Path) -> None:
-    """Chroma inserts the records its graph on disk lacks into a graph of each process's own, and its Rust core
-    does not search them exactly: on a 2,328-chunk KB, 8 processes gave 3 different top 35s for one query (and
-    `kb ask` answered differently from run to run). Every `kb index` that writes to the store — a first build,
-    an edit, a deletion — leaves the whole graph on disk."""
-    from kb_agent.index.build import build_index
-
-    root = tmp_path / "kb"
-    root.mkdir()
-    for i in range(57):  # records not a multiple of the sync threshold
-        (root / f"note{i}.md").write_text(f"# Note {i}\n\nThe cache entry {i} expires after {i * 7} seconds.\n", encoding="utf-8")
-    build_index(hash_settings(root))
-    chroma = root / ".kb" / "chroma"
-    assert _unsaved(chroma) == 0
-    (root / "note3.md").write_text("# Note 3\n\nRewritten: the cache entry never expires.\n", encoding="utf-8")
-    (root / "note4.md").unlink()
-    build_index(hash_settings(root))
-    assert _unsaved(chroma) == 0
 
 
 def _unsaved(chroma_dir: Path) -> int:
