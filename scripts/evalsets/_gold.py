@@ -68,3 +68,14 @@ def build(root: Path, prefix: str, questions: list[tuple], out: Path, *, only_sp
         r["split"] = only_split or split[r["id"]]
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(f"wrote {len(rows)} rows to {out}")
+
+
+def cli(doc: str | None, default_corpus: Path, prefix: str, questions: list[tuple], out: Path, *, only_split: str | None = None) -> int:
+    """A set source's command line: `--corpus DIR` (default `default_corpus`), then `build`."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", default=str(default_corpus))
+    a = ap.parse_args()
+    build(Path(a.corpus), prefix, questions, out, only_split=only_split)
+    return 0

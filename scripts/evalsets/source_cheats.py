@@ -13,12 +13,11 @@ must_contain was written from the gold lines, before kb was run on any question.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _gold import build  # noqa: E402
+from _gold import cli  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = Path("/work/evaldata/cheats")
@@ -292,11 +291,7 @@ Q: list[tuple] = [
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS))
-    a = ap.parse_args()
-    build(Path(a.corpus), "ch", Q, HERE / "cheats.jsonl")
-    return 0
+    return cli(__doc__, DEFAULT_CORPUS, "ch", Q, HERE / "cheats.jsonl")
 
 
 if __name__ == "__main__":

@@ -8,12 +8,11 @@ must_contain was written from the gold lines, before kb was run on any question.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _gold import build  # noqa: E402
+from _gold import cli  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = next((p for p in ((HERE.parents[2] / "shared" / "eval" / "fastapi_docs"), (HERE.parents[3] / "shared" / "eval" / "fastapi_docs")) if p.is_dir()), HERE.parents[2] / "shared" / "eval" / "fastapi_docs")
@@ -247,11 +246,7 @@ Q: list[tuple] = [
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS))
-    a = ap.parse_args()
-    build(Path(a.corpus), "fa", Q, HERE / "fastapi.jsonl")
-    return 0
+    return cli(__doc__, DEFAULT_CORPUS, "fa", Q, HERE / "fastapi.jsonl")
 
 
 if __name__ == "__main__":

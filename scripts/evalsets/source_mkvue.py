@@ -32,12 +32,11 @@ mkdocs offline plugin (not a Vue PWA) is the only "offline" content.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _gold import build  # noqa: E402
+from _gold import cli  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = Path("/work/evaldata/x")
@@ -173,11 +172,7 @@ Q: list[tuple] = [
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS))
-    a = ap.parse_args()
-    build(Path(a.corpus), "mv", Q, HERE / "mkvue.jsonl")  # held out: seeded dev/test split
-    return 0
+    return cli(__doc__, DEFAULT_CORPUS, "mv", Q, HERE / "mkvue.jsonl")  # held out: seeded dev/test split
 
 
 if __name__ == "__main__":

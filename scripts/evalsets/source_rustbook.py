@@ -9,12 +9,11 @@ must_contain was written from the gold lines, before kb was run on any question.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _gold import build  # noqa: E402
+from _gold import cli  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = Path("/work/evaldata/rust-book")
@@ -173,11 +172,7 @@ Q: list[tuple] = [
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS))
-    a = ap.parse_args()
-    build(Path(a.corpus), "rbk", Q, HERE / "rustbook.jsonl")
-    return 0
+    return cli(__doc__, DEFAULT_CORPUS, "rbk", Q, HERE / "rustbook.jsonl")
 
 
 if __name__ == "__main__":

@@ -11,12 +11,11 @@ OnceLock/LazyLock/lazy_static, PhantomData: no hits).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _gold import build  # noqa: E402
+from _gold import cli  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = Path("/work/evaldata/rust-book")
@@ -131,11 +130,7 @@ Q: list[tuple] = [
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS))
-    a = ap.parse_args()
-    build(Path(a.corpus), "rbd", Q, HERE / "rustbook_dev2.jsonl", only_split="dev")  # all tuning questions
-    return 0
+    return cli(__doc__, DEFAULT_CORPUS, "rbd", Q, HERE / "rustbook_dev2.jsonl", only_split="dev")  # all tuning questions
 
 
 if __name__ == "__main__":
