@@ -40,13 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _gold import cli  # noqa: E402
-
-HERE = Path(__file__).resolve().parent
-DEFAULT_CORPUS = Path("/work/evaldata/cheats")
-GT = "git-tips/docs/"
-LC = "linux-command/command/"
-AE = "art-of-command-line/README.md"
-AZ = "art-of-command-line/README-zh.md"
+from source_cheats import AE, AZ, DEFAULT_CORPUS, GT, HERE, LC  # noqa: E402 - the same corpus and folders
 
 Q: list[tuple] = [
     # ================= English =================
