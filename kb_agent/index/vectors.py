@@ -8,6 +8,7 @@ import errno
 import hashlib
 import logging
 import socket
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
@@ -18,6 +19,11 @@ if TYPE_CHECKING:
     from kb_agent.settings import Settings
 
 log = logging.getLogger(__name__)
+# Chroma keeps one client system per folder in a process-wide dict that it reads and fills without a lock: a
+# watcher's update and a search in the same process (kb mcp --watch) opening clients at once met a system another
+# thread had just dropped ("KeyError: '<path>'") or one not started yet ("Could not connect to tenant
+# default_tenant"). kb takes, makes and drops those systems under this lock.
+_SYSTEMS_LOCK = threading.RLock()
 # Chroma caps a single add/get at its max batch size (~5k on this build); stay well under.
 WRITE_BATCH = 1000
 # Chroma does not always name ENOSPC (a full disk can surface as "Error in compaction"); with less
@@ -108,26 +114,8 @@ def _client(settings: Settings, index_dir: Path, *, readonly: bool = False, fres
     # Chroma's own ("apply") default migrates an older store's schema when a client starts
     chroma_settings = ChromaSettings(anonymized_telemetry=False, migrations="validate" if readonly else "apply")
     if not settings.chroma_url:
-        path = index_dir / "chroma"
-        _forget_deleted_store(path)
-        if readonly and not (path / "chroma.sqlite3").is_file():
-            raise VectorsUnavailable(f"the vector store {path} does not exist yet", hint="run `kb index` (grep, files and related still work)")
-        from chromadb.api.shared_system_client import SharedSystemClient
-
-        if fresh:
-            SharedSystemClient._identifier_to_system.pop(str(path), None)  # not stopped: a writer in this process may still use it
-        cached = SharedSystemClient._identifier_to_system.get(str(path))
-        if readonly and cached is None:
-            ensure_unlocked(path)  # a client that is already running does not start again
-        if cached is not None:
-            chroma_settings = cached.settings  # Chroma allows one configuration per folder and process: share the writer's
-        try:
-            return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
-        except BaseException as e:  # noqa: BLE001 - Chroma's Rust core raises PanicException (a BaseException) on some corrupt files
-            if isinstance(e, (KeyboardInterrupt, SystemExit)):
-                raise
-            _drop_cached_system(path)  # else the next open in this process meets a half-built client
-            raise _embedded_error(e, path) from None
+        with _SYSTEMS_LOCK:
+            return _embedded_client(index_dir / "chroma", chroma_settings, readonly=readonly, fresh=fresh)
     url = urlparse(settings.chroma_url)
     if url.scheme not in ("http", "https") or not url.hostname:
         raise ConfigError(f"KB_CHROMA_URL must be an http(s) URL, got {settings.chroma_url!r}", hint="e.g. KB_CHROMA_URL=http://127.0.0.1:8000")
@@ -171,6 +159,31 @@ def ping(settings: Settings, index_dir: Path) -> None:
 
 def _is_not_found(e: Exception) -> bool:
     return type(e).__name__ == "NotFoundError" or "does not exist" in str(e) or "not found" in str(e).lower()
+
+
+def _embedded_client(path: Path, chroma_settings: Any, *, readonly: bool, fresh: bool) -> Any:
+    """`_client` for an embedded store (under _SYSTEMS_LOCK)."""
+    import chromadb
+
+    _forget_deleted_store(path)
+    if readonly and not (path / "chroma.sqlite3").is_file():
+        raise VectorsUnavailable(f"the vector store {path} does not exist yet", hint="run `kb index` (grep, files and related still work)")
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    if fresh:
+        SharedSystemClient._identifier_to_system.pop(str(path), None)  # not stopped: a writer in this process may still use it
+    cached = SharedSystemClient._identifier_to_system.get(str(path))
+    if readonly and cached is None:
+        ensure_unlocked(path)  # a client that is already running does not start again
+    if cached is not None:
+        chroma_settings = cached.settings  # Chroma allows one configuration per folder and process: share the writer's
+    try:
+        return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+    except BaseException as e:  # noqa: BLE001 - Chroma's Rust core raises PanicException (a BaseException) on some corrupt files
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        _drop_cached_system(path)  # else the next open in this process meets a half-built client
+        raise _embedded_error(e, path) from None
 
 
 def _forget_deleted_store(path: Path) -> None:
@@ -249,7 +262,8 @@ def probe_store(settings: Settings, index_dir: Path) -> str | None:
 def _drop_cached_system(path: Path) -> None:
     from chromadb.api.shared_system_client import SharedSystemClient
 
-    SharedSystemClient._identifier_to_system.pop(str(path), None)
+    with _SYSTEMS_LOCK:
+        SharedSystemClient._identifier_to_system.pop(str(path), None)
 
 
 def _short(e: BaseException) -> str:

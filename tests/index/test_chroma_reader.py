@@ -143,6 +143,39 @@ def test_a_collection_from_an_older_kb_gets_the_writers_sync_threshold(tmp_path:
     assert fresh._col.configuration_json["hnsw"]["sync_threshold"] == HNSW_CONFIG["sync_threshold"]
 
 
+def test_clients_opened_at_once_in_one_process_all_work(tmp_path: Path) -> None:
+    """`kb mcp --watch` opens Chroma clients from two threads at once (the watcher's update, a search asking for a
+    fresh client). Chroma's per-folder system cache is not thread-safe: such clients failed with "KeyError: '<path>'"
+    or "Could not connect to tenant default_tenant" (CI, tests/mcp/test_watch.py; here 4–10 of 240 opens). kb opens
+    and drops those systems under one lock."""
+    import threading
+
+    from kb_agent.index.build import build_index
+    from kb_agent.index.vectors import _client
+
+    root = tmp_path / "kb"
+    root.mkdir()
+    for i in range(20):
+        (root / f"n{i}.md").write_text(f"# N {i}\n\nEntry {i}.\n", encoding="utf-8")
+    settings = hash_settings(root)
+    build_index(settings)  # in this process, as the watcher does: its writer's system is the cached one
+    errors: list[str] = []
+
+    def opens(fresh: bool) -> None:
+        for _ in range(30):
+            try:
+                _client(settings, root / ".kb", readonly=True, fresh=fresh).list_collections()
+            except BaseException as e:  # noqa: BLE001 - every failure is the finding
+                errors.append(f"{type(e).__name__}: {e}")
+
+    threads = [threading.Thread(target=opens, args=(i % 2 == 0,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
+
+
 def _unsaved(chroma_dir: Path) -> int:
     """Records the HNSW graph on disk does not hold (Chroma re-inserts them in every process that opens it)."""
     import sqlite3
