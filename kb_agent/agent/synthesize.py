@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from kb_agent.agent.citations import SourceRef
 from kb_agent.agent.analyzer import LATIN_WORD, is_operator, named_words
@@ -395,7 +394,7 @@ def _names_a_page(question: str, name: str, pages: Sequence[str]) -> bool:
     if m is None:
         return False
     word = m.group(1).lower()
-    return any(PurePosixPath(p).stem.lower() == word for p in pages)
+    return any(page_name(p).lower() == word for p in pages)
 
 
 # the quoted units together must hold at least this share of the question's words (IDF-weighted; words the
