@@ -368,9 +368,10 @@ def _collection_for(root: Path, fp: dict[str, object]) -> str:
     return collection_name(root, json.dumps(fp, sort_keys=True))
 
 
-# catalog meta "store_settled": the collection's graph was written to disk under the writer's sync threshold
-# (vectors.VectorStore.settle); an index from before has it unset and is settled by its next `kb index`
-STORE_SETTLED = "1"
+# catalog meta "store_settled": the collection's whole graph was written to disk at the writer's sync threshold
+# (vectors.VectorStore.settle); an index from before has it unset, or "1" (settled at kb's earlier threshold of 100:
+# up to 99 records outside the graph), and is settled by its next `kb index`
+STORE_SETTLED = "2"
 
 
 def _settle(settings: Settings, index_dir: Path, cat: Catalog) -> None:

@@ -30,13 +30,15 @@ WRITE_BATCH = 1000
 # free space than this under .kb/chroma (a few batches of segment and log files), a store failure
 # is reported as a full disk, not as corruption with a `--rebuild` hint that would fail the same way.
 LOW_SPACE_BYTES = 16 * 1024 * 1024
-# Chroma keeps the last `sync_threshold` records outside the persisted HNSW graph and re-inserts
-# them into a new graph every time a process opens the store (default 1,000): ~0.1 s more per cold
-# start, and a graph that differs between processes, so the same query could return different tails
-# of its top k from one `kb search` to the next (chroma-core/chroma#2675). At Chroma's `batch_size`
-# (100) the graph on disk covers all but the last < 100 records, which a reader keeps in its exact
-# brute-force buffer: the same hits in every process (tests/index/test_chroma_reader.py).
-HNSW_CONFIG = {"space": "cosine", "sync_threshold": 100}
+# Chroma writes its HNSW graph to disk only once `sync_threshold` records are unsaved (default 1,000) and every
+# process that opens the store inserts the unsaved records into a graph of its own, which its Rust core does not
+# search exactly: the same query's hits differed from one process to the next (chroma-core/chroma#2675; session 4:
+# 9 fresh processes, 9 different top 35s at 1,000; session 14: 80 records outside the graph of a 2,328-chunk KB,
+# 6 processes, 6 different answers to 40 deep queries; one `kb ask` answered in 5 runs of 8, refused in 3). At 1
+# every write leaves the whole graph on disk, and every process reads the same graph (6 of 6 alike). The writer's
+# own client system persists as it writes, so a watcher's searches in the same process keep using it; its graph in
+# memory can still differ from the one on disk at deep ranks (tests/index/test_chroma_reader.py, docs/BENCHMARKS.md).
+HNSW_CONFIG = {"space": "cosine", "sync_threshold": 1}
 # How long a reader waits for another process to let go of the embedded store's SQLite file before
 # it searches without vectors (see `ensure_unlocked`): a live `kb index` holds it for milliseconds.
 LOCK_WAIT_S = 2.0
@@ -307,10 +309,15 @@ class VectorStore:
             raise self._wrap(e) from None
 
     def _persist_often(self) -> None:
-        """Give a collection created by an older kb (Chroma's default 1,000) the writer's sync threshold."""
+        """Give a collection created by an older kb (Chroma's default 1,000, or kb's 100 before session 13) the
+        writer's sync threshold, before this process writes to it (a client system keeps the threshold it loaded
+        the collection with)."""
         hnsw = (self._col.configuration_json or {}).get("hnsw") or {}
         if hnsw.get("sync_threshold", HNSW_CONFIG["sync_threshold"]) != HNSW_CONFIG["sync_threshold"]:
             self._col.modify(configuration={"hnsw": {"sync_threshold": HNSW_CONFIG["sync_threshold"]}})
+            if not self.settings.chroma_url:  # once per older store: a new system loads the collection at the new threshold
+                self._client = _client(self.settings, self._path.parent, fresh=True)
+                self._col = self._client.get_collection(name=self.name, embedding_function=None)
 
     def _wrap(self, e: Exception) -> KbError:
         if self.settings.chroma_url and _is_auth(e):
@@ -336,10 +343,10 @@ class VectorStore:
         return out
 
     def settle(self) -> None:
-        """Make Chroma write its graph to disk now: it persists only on a write once `sync_threshold`
-        records are unsaved, so a collection an older kb wrote (threshold 1,000) keeps up to 999
-        records that every process re-inserts into a graph of its own until something is written.
-        One record written back unchanged is that write (the graph on disk then holds all records)."""
+        """Make Chroma write its graph to disk now: it persists only on a write, so a collection an older kb
+        wrote (threshold 1,000 or 100) keeps up to 999 records that every process re-inserts into a graph of
+        its own until something is written. One record written back unchanged, at the writer's threshold of 1,
+        is that write (the graph on disk then holds all records)."""
         try:
             got = self._col.get(limit=1, include=["embeddings", "metadatas"])
             if got["ids"]:
