@@ -393,8 +393,9 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
     A block of at most MAX_CODE_LINES lines is one unit. A longer one is a cheat sheet more often than a
     program ("# open a port" / `firewall-cmd --add-port=…` pairs, one after another): it is cut at blank
     lines and where a comment follows code, each group shown as its own fence (at most MAX_CODE_LINES
-    lines); the first group keeps the opening fence line in its range. Container markers and the common
-    indent are removed; the words are untouched.
+    lines); the first group keeps the opening fence line in its range. A terminal session (a console fence
+    with prompt lines) is cut at its prompts instead: each command with what it printed. Container markers
+    and the common indent are removed; the words are untouched.
     """
     quotes = sum(1 for a in _ancestors(blocks, b) if a.kind == "blockquote")
     raw = [_strip_containers(lines[ln - 1], quotes, 0) for ln in range(b.start, b.end + 1)]
@@ -438,38 +439,53 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
     def top_level(ln: int) -> bool:
         return depth[ln] == 0
 
+    prompts = [ln for ln in range(first, last + 1) if _PROMPT.match(raw[ln - b.start])] if _SESSION_FENCE.match(raw[0].strip()) else []
+    groups = _session_groups(first, last, prompts) if prompts else _entry_groups(raw, b.start, first, last, top_level)
+    groups = [(a, max(k for k in range(a, z + 1) if raw[k - b.start].strip())) for a, z in groups if any(raw[k - b.start].strip() for k in range(a, z + 1))]
+    out = []
+    for k, (a, z) in enumerate(groups):
+        z = min(z, a + MAX_CODE_LINES - 1)
+        out.append((b.start if k == 0 else a, z, shown(a, z)))
+    return out
+
+
+def _session_groups(first: int, last: int, prompts: list[int]) -> list[tuple[int, int]]:
+    """A terminal session's entries: a command with what it printed, up to the next prompt. The blank lines
+    inside the output ("Logs:" alone, a startup banner's paragraphs) do not start entries of their own."""
+    starts = sorted({first, *prompts})
+    return [(a, z - 1) for a, z in zip(starts, [*starts[1:], last + 1])]
+
+
+def _entry_groups(raw: list[str], base: int, first: int, last: int, top_level: Callable[[int], bool]) -> list[tuple[int, int]]:
+    """A cheat sheet's entries (`raw` holds the block's lines from line `base`): cut at blank lines and where
+    a comment follows code, outside brackets; a comment-only group right after code ("# to keep it, add
+    --permanent") is a note on that code."""
     groups: list[tuple[int, int]] = []
     start = None
     for ln in range(first, last + 1):
-        text = raw[ln - b.start].strip()
+        text = raw[ln - base].strip()
         if not text:
-            nxt = next((k for k in range(ln + 1, last + 1) if raw[k - b.start].strip()), None)
+            nxt = next((k for k in range(ln + 1, last + 1) if raw[k - base].strip()), None)
             if start is not None and (nxt is None or top_level(nxt)):
                 groups.append((start, ln - 1))
                 start = None
             continue
-        if start is not None and _COMMENT.match(text) and not _COMMENT.match(raw[ln - 1 - b.start].strip()) and top_level(ln):
+        if start is not None and _COMMENT.match(text) and not _COMMENT.match(raw[ln - 1 - base].strip()) and top_level(ln):
             groups.append((start, ln - 1))
             start = None
         if start is None:
             start = ln
     if start is not None:
         groups.append((start, last))
-    groups = [(a, max(k for k in range(a, z + 1) if raw[k - b.start].strip())) for a, z in groups]
-    # a comment-only group right after code ("# to keep it, add --permanent") is a note on that code
+    groups = [(a, max(k for k in range(a, z + 1) if raw[k - base].strip())) for a, z in groups]
     merged: list[tuple[int, int]] = []
     for a, z in groups:
-        notes = all(_COMMENT.match(raw[ln - b.start].strip()) for ln in range(a, z + 1))
+        notes = all(_COMMENT.match(raw[ln - base].strip()) for ln in range(a, z + 1))
         if merged and notes and merged[-1][1] == a - 1:
             merged[-1] = (merged[-1][0], z)
         else:
             merged.append((a, z))
-    groups = merged
-    out = []
-    for k, (a, z) in enumerate(groups):
-        z = min(z, a + MAX_CODE_LINES - 1)
-        out.append((b.start if k == 0 else a, z, shown(a, z)))
-    return out
+    return merged
 
 
 _OPENERS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}

@@ -235,6 +235,43 @@ def test_a_long_cheat_sheet_fence_is_one_unit_per_entry() -> None:
         assert u.quote == "\n".join(split_lines(CHEAT_FENCE)[u.start_line - 1 : u.end_line]).strip()
 
 
+SESSION_FENCE = """# FastAPI CLI
+
+Run the development server:
+
+```console
+$ <font color="#4E9A06">fastapi</font> dev
+
+  <span style="background-color:#009485"><font color="#D3D7CF"> FastAPI </font></span>  Starting development server
+
+             Searching for package file structure
+
+   <span style="background-color:#007166"><font color="#D3D7CF"> module </font></span>  main.py
+
+             Logs:
+
+     <span style="background-color:#007166"><font color="#D3D7CF"> INFO </font></span>  Uvicorn running on http://127.0.0.1:8000
+     <span style="background-color:#007166"><font color="#D3D7CF"> INFO </font></span>  Application startup complete.
+$ curl http://127.0.0.1:8000/
+
+{"message": "Hello World"}
+```
+"""
+
+
+def test_a_long_terminal_session_is_one_unit_per_command_with_its_output() -> None:
+    """A blank line inside a command's output does not start an entry: FastAPI's startup banner was quoted as
+    "Logs:" alone, or as INFO lines with no command, three bullets of one fence. Each command keeps the output
+    that follows it (at most MAX_CODE_LINES lines)."""
+    units = build_units("cli.md", split_lines(SESSION_FENCE))
+    codes = [u for u in units if u.code.startswith("```console")]
+    assert [(u.start_line, u.end_line) for u in codes] == [(3, 17), (18, 20)], [(u.start_line, u.end_line, u.code) for u in codes]
+    assert codes[0].code.splitlines()[1] == "$ fastapi dev" and "Logs:" in codes[0].code
+    assert codes[1].code == '```console\n$ curl http://127.0.0.1:8000/\n\n{"message": "Hello World"}\n```'
+    for u in units:
+        assert u.quote == "\n".join(split_lines(SESSION_FENCE)[u.start_line - 1 : u.end_line]).strip()
+
+
 PROGRAM_FENCE = """# Computed
 
 ```js
