@@ -284,7 +284,9 @@ def extractive_answer(
     else:
         focus = [] if subjects else focus_terms(question, term_weights, exact_terms)
         if focus:  # the answer is about the thing the question names: units that name it, when there are any
-            ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text)] or ranked
+            # a page filed under a word of the question (curl.md for "Using curl in a script …") is about it too
+            words = {w.lower() for w in LATIN_WORD.findall(question)}
+            ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text) or page_name(s.unit.path).lower() in words] or ranked
         q_terms = question_terms(question, term_weights)
         chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache)
     if not chosen:

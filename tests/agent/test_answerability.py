@@ -346,6 +346,24 @@ def test_a_name_that_qualifies_the_page_the_answer_comes_from_is_covered(tmp_pat
         assert draft("How do I detach and leave the session running in GNU make?").uncovered == ("GNU",)  # type: ignore[attr-defined]
 
 
+def test_a_unit_of_the_page_a_question_word_names_is_about_the_question(tmp_path: Path) -> None:
+    """"Using curl in a script, how do I print just the HTTP status code of a URL …?": `URL` is the question's rare
+    name, but the entry that answers (curl.md, `-w "%{http_code}"`) never writes it; a page filed under a word of the
+    question (curl) is about the question, so its units stay candidates beside the ones naming `URL`."""
+    write(tmp_path, "curl.md", "# curl\n\n## Examples\n\n```bash\n# post data\ncurl -d password=x http://x.com/y\n"
+          "# upload a file to a URL\ncurl -F upload=@file.txt URL\n```\n\n## Status\n\n```bash\n"
+          "# check if a remote file exists: print the status code only\ncurl -o /dev/null --silent -Iw '%{http_code}' https://example.com/a.tgz\n```\n")
+    for i in range(80):  # enough pages that URL is a rare name (IDF above FOCUS_MIN_WEIGHT)
+        write(tmp_path, f"tool{i}.md", f"# Tool {i}\n\nRun tool{i} in a script to print the HTTP status of a file.\n")
+    write(tmp_path, "links.md", "# Links\n\nA URL names a page.\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        q = "Using curl in a script, how do I print just the HTTP status code of a URL (to check the file exists)?"
+        assert focus_terms(q, weights, find_exact_terms(q)) == ["url"], "premise: URL is the question's focus"
+        items = [(evidence_from(tmp_path, "curl.md", 1, 17, score=0.9, tool="vector"), 0.8)]
+        draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+        assert "%{http_code}" in draft.body and not draft.uncovered, (draft.uncovered, draft.body)
+
+
 def test_a_coined_chinese_term_the_kb_never_writes_is_not_answered_about(tmp_path: Path) -> None:
     """"Kubernetes 自动扩缩容怎么配置？" over deployment pages that mention Kubernetes: jieba's HMM glues
     扩缩容 (no dictionary word, so not a term of art), and no file writes it or any two of its characters
