@@ -240,7 +240,7 @@ def test_how_a_question_is_put_is_not_what_it_is_about(tmp_path: Path) -> None:
 
         return weights
 
-    draft = extractive_answer("想做到对象一改就自动执行函数，观察者模式怎么写", items, UnitCache(tmp_path), term_weights=unseen("想做到"))
+    draft = extractive_answer("想做到对象一改就自动执行函数，观察者模式是什么", items, UnitCache(tmp_path), term_weights=unseen("想做到"))
     assert draft.uncovered == () and "观察者模式指的是" in draft.body, draft.body
     assert focus_terms("Node 里想用 import/export 咋整", unseen("import/export")) == []
     assert focus_terms("does it speak HTTP/3", unseen("http/3")) == ["http/3"]
@@ -364,6 +364,27 @@ def test_a_unit_of_the_page_a_question_word_names_is_about_the_question(tmp_path
         assert "%{http_code}" in draft.body and not draft.uncovered, (draft.uncovered, draft.body)
 
 
+def test_a_how_to_question_answered_by_no_code_at_all_is_not_answered(tmp_path: Path) -> None:
+    """"How do I set up database migrations with Alembic?" over a page that only says Alembic can be used: no
+    quoted unit shows a command, a setting or code, so the steps asked for are not in the KB. A "how do I" question
+    whose answer writes its command inline, and a question that is not asking for steps, are still answered."""
+    write(tmp_path, "sql.md", "# SQL databases\n\nSQLModel will have migration utilities wrapping Alembic, but for now you can use "
+          "Alembic directly.\n\n## Reload\n\nTo reload on changes, run `fastapi dev main.py` while you edit the app.\n")
+    for i in range(40):
+        write(tmp_path, f"page{i}.md", f"# Page {i}\n\nThe app {i} serves requests.\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        items = [(evidence_from(tmp_path, "sql.md", 1, 7, score=0.9, tool="vector"), 0.8)]
+
+        def draft(q: str) -> object:
+            return extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+
+        assert draft("How do I set up database migrations with Alembic?").uncovered == ("a command or code",)  # type: ignore[attr-defined]
+        assert draft("如何用 Alembic 做数据库迁移？").uncovered == ("a command or code",)  # type: ignore[attr-defined]
+        done = draft("How do I reload the app on changes?")
+        assert not done.uncovered and "fastapi dev main.py" in done.body  # type: ignore[attr-defined]
+        assert not draft("Does SQLModel wrap Alembic for migrations?").uncovered  # type: ignore[attr-defined]
+
+
 def test_a_coined_chinese_term_the_kb_never_writes_is_not_answered_about(tmp_path: Path) -> None:
     """"Kubernetes 自动扩缩容怎么配置？" over deployment pages that mention Kubernetes: jieba's HMM glues
     扩缩容 (no dictionary word, so not a term of art), and no file writes it or any two of its characters
@@ -383,7 +404,7 @@ def test_a_coined_chinese_term_the_kb_never_writes_is_not_answered_about(tmp_pat
         draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
         assert draft.uncovered == ("扩缩容",), draft.body
         assert weights(["扩缩容"])["扩缩容"] == UNKNOWN_TERM_WEIGHT  # type: ignore[operator]
-        q = "Kubernetes 集群怎么配置负载均衡？"
+        q = "Kubernetes 集群在哪一层做负载均衡？"
         assert not extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights).uncovered
         fish = [(evidence_from(tmp_path, "zh/fish.md", 1, 3, score=0.9, tool="vector"), 0.8)]
         q = "班卡雀鲷生活在水深多少的海域？"
