@@ -363,10 +363,11 @@ def amount_gap(question: str, shown: Sequence[str]) -> tuple[str, ...]:
 
 
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
-# a question that asks for the steps of doing something ("how do I …", "how to …", 怎么/如何/怎样): what answers it is done by a
+# a question that asks for the steps of doing something ("how do I …", "how to …", 怎么/如何/怎样 before what to do — not
+# "是怎么产生的", "怎样的结构", "规模如何？", "名字怎么来的", which ask how a thing is or came to be): what answers it is done by a
 # command, a setting or code, and a page that only talks about the thing shows none (dev splits: every useful answer to
 # such a question quoted code; 4 of the 35 unanswerable questions answered quoted none)
-_ASKS_STEPS = re.compile(r"\bhow\s+(do|can|could|would)\s+(i|we|you|one)\b|\bhow\s+to\b|怎么(?!样)|如何|怎样", re.I)
+_ASKS_STEPS = re.compile(r"\bhow\s+(do|can|could|would)\s+(i|we|you|one)\b|\bhow\s+to\b|(?<!是)(?:怎么|如何|怎样)(?!的|样|回事|想|看待|评价|说|来的|\s*[？?。]|\s*$)", re.I)
 
 
 # a step written in words: a sentence (or numbered step) that opens with an instruction ("Check the time service on the

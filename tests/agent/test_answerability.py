@@ -16,7 +16,7 @@ from kb_agent.agent.analyzer import find_exact_terms, named_words
 from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, idf_weights
 from kb_agent.agent.language import language_variants, page_language, twin_key, twin_paths
 from kb_agent.agent.plan import PlanRequest, make_plan
-from kb_agent.agent.synthesize import code_form, extractive_answer, focus_terms, foreign_words
+from kb_agent.agent.synthesize import ScoredUnit, code_form, code_gap, extractive_answer, focus_terms, foreign_words
 from kb_agent.agent.units import UnitCache
 from kb_agent.index.build import build_index
 from kb_agent.index.tokenize import matching_terms, tokenize
@@ -383,6 +383,20 @@ def test_a_how_to_question_answered_by_no_code_at_all_is_not_answered(tmp_path: 
         done = draft("How do I reload the app on changes?")
         assert not done.uncovered and "fastapi dev main.py" in done.body  # type: ignore[attr-defined]
         assert not draft("Does SQLModel wrap Alembic for migrations?").uncovered  # type: ignore[attr-defined]
+
+
+def test_a_question_about_how_a_thing_is_or_came_to_be_asks_for_no_steps() -> None:
+    """怎么/如何/怎样 ask for steps only before what to do: "溢坝通常是怎么产生的？", "是一种怎样的铠甲？", "崇陵规模如何？" and
+    "这个名字怎么来的？" ask how a thing is or came about, and a sentence answers them (cmrc2018: 7 such answers of the test
+    split and 2 of the dev split were refused by the first version of the rule)."""
+    from kb_agent.agent.units import AnswerUnit
+
+    prose = [ScoredUnit(1.0, 0.5, 0.8, AnswerUnit("a.md", 1, 1, "paragraph", "溢坝是由于水位过高而产生的。", "", "溢坝是由于水位过高而产生的。"))]
+    for q in ("溢坝通常是怎么产生的？", "腹卷相对于大铠来说是一种怎样的铠甲？", "崇陵规模如何？", "劲松站这个名字怎么来的？", "廖立听到诸葛亮逝世是怎么想的？",
+              "How is the dam's overflow produced?"):
+        assert code_gap(q, prose) == (), q
+    for q in ("怎么把配置文件复制一份？", "如何实现 OAuth2 的刷新令牌？", "How do I copy the config file?", "how to copy the config file"):
+        assert code_gap(q, prose) == ("a command or code",), q
 
 
 def test_a_coined_chinese_term_the_kb_never_writes_is_not_answered_about(tmp_path: Path) -> None:
