@@ -16,6 +16,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from kb_agent.index.vectors import records_outside_the_graph  # noqa: E402
+
 PROBE = """
 import hashlib, random, sys
 from pathlib import Path
@@ -33,16 +36,6 @@ print(len(vectors), digest.hexdigest()[:12])
 """
 
 
-def outside_the_graph(chroma_dir: Path) -> int:
-    conn = sqlite3.connect(chroma_dir / "chroma.sqlite3")
-    try:
-        (top,) = conn.execute("SELECT max(seq_id) FROM embeddings_queue").fetchone()
-        saved = conn.execute("SELECT m.seq_id FROM max_seq_id m JOIN segments s ON s.id = m.segment_id WHERE s.scope = 'VECTOR'").fetchone()
-    finally:
-        conn.close()
-    return int(top or 0) - int(saved[0] if saved else 0)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("kb", type=Path)
@@ -52,7 +45,7 @@ def main() -> int:
     conn = sqlite3.connect(index_dir / "catalog.sqlite")
     (name,) = conn.execute("SELECT value FROM meta WHERE key = 'collection'").fetchone()
     conn.close()
-    print(f"records outside the graph on disk: {outside_the_graph(index_dir / 'chroma')}")
+    print(f"records outside the graph on disk: {records_outside_the_graph(index_dir / 'chroma')}")
     digests = [subprocess.run([sys.executable, "-c", PROBE, str(index_dir), name], capture_output=True, text=True, check=True).stdout.strip()
                for _ in range(args.processes)]
     print("\n".join(digests))

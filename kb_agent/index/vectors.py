@@ -44,6 +44,20 @@ HNSW_CONFIG = {"space": "cosine", "sync_threshold": 1}
 LOCK_WAIT_S = 2.0
 
 
+def records_outside_the_graph(chroma_dir: Path) -> int:
+    """How many records of an embedded store the HNSW graph on disk does not hold (every process that opens the store
+    inserts them into a graph of its own; kb's writes leave none, see HNSW_CONFIG). Read from Chroma's SQLite file."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{chroma_dir / 'chroma.sqlite3'}?mode=ro", uri=True)
+    try:
+        (top,) = conn.execute("SELECT max(seq_id) FROM embeddings_queue").fetchone()
+        saved = conn.execute("SELECT m.seq_id FROM max_seq_id m JOIN segments s ON s.id = m.segment_id WHERE s.scope = 'VECTOR'").fetchone()
+    finally:
+        conn.close()
+    return int(top or 0) - int(saved[0] if saved else 0)
+
+
 def collection_name(root: Path, fingerprint: str) -> str:
     """One collection per knowledge base and fingerprint, so many KBs share one server safely.
 

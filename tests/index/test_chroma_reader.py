@@ -223,15 +223,9 @@ def test_kb_index_leaves_no_record_outside_the_graph_on_disk(tmp_path: Path) -> 
 
 def _unsaved(chroma_dir: Path) -> int:
     """Records the HNSW graph on disk does not hold (Chroma re-inserts them in every process that opens it)."""
-    import sqlite3
+    from kb_agent.index.vectors import records_outside_the_graph
 
-    conn = sqlite3.connect(chroma_dir / "chroma.sqlite3")
-    try:
-        (top,) = conn.execute("SELECT max(seq_id) FROM embeddings_queue").fetchone()
-        saved = conn.execute("SELECT m.seq_id FROM max_seq_id m JOIN segments s ON s.id = m.segment_id WHERE s.scope = 'VECTOR'").fetchone()
-    finally:
-        conn.close()
-    return int(top or 0) - int(saved[0] if saved else 0)
+    return records_outside_the_graph(chroma_dir)
 
 
 def test_settling_an_older_collection_writes_its_graph_to_disk(tmp_path: Path) -> None:
