@@ -49,7 +49,7 @@ def records_outside_the_graph(chroma_dir: Path) -> int:
     inserts them into a graph of its own; kb's writes leave none, see HNSW_CONFIG). Read from Chroma's SQLite file."""
     import sqlite3
 
-    conn = sqlite3.connect(f"file:{chroma_dir / 'chroma.sqlite3'}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"{(chroma_dir / 'chroma.sqlite3').resolve().as_uri()}?mode=ro", uri=True)
     try:
         (top,) = conn.execute("SELECT max(seq_id) FROM embeddings_queue").fetchone()
         saved = conn.execute("SELECT m.seq_id FROM max_seq_id m JOIN segments s ON s.id = m.segment_id WHERE s.scope = 'VECTOR'").fetchone()
@@ -323,13 +323,15 @@ class VectorStore:
             raise self._wrap(e) from None
 
     def _persist_often(self) -> None:
-        """Give a collection created by an older kb (Chroma's default 1,000, or kb's 100 before session 13) the
+        """Give a collection created by an older kb (Chroma's default 1,000, or kb's 100 before session 14) the
         writer's sync threshold, before this process writes to it (a client system keeps the threshold it loaded
         the collection with)."""
         hnsw = (self._col.configuration_json or {}).get("hnsw") or {}
         if hnsw.get("sync_threshold", HNSW_CONFIG["sync_threshold"]) != HNSW_CONFIG["sync_threshold"]:
             self._col.modify(configuration={"hnsw": {"sync_threshold": HNSW_CONFIG["sync_threshold"]}})
-            if not self.settings.chroma_url:  # once per older store: a new system loads the collection at the new threshold
+            # once per older store: a new system loads the collection at the new threshold (a server is one process,
+            # whose readers all share its one graph)
+            if not self.settings.chroma_url:
                 self._client = _client(self.settings, self._path.parent, fresh=True)
                 self._col = self._client.get_collection(name=self.name, embedding_function=None)
 
