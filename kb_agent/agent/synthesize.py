@@ -16,6 +16,7 @@ from kb_agent.agent.subjects import comparison_subjects, covers, mention_target,
 from kb_agent.agent.units import AnswerUnit, UnitCache, is_terminal_output, looks_like_injection
 from kb_agent.corpus.chunking import weight
 from kb_agent.corpus.discover import page_name
+from kb_agent.corpus.markdown import has_code_span
 from kb_agent.index.tokenize import has_cjk, matching_terms, tokenize
 from kb_agent.retrieval.rerank import asks_how
 from kb_agent.types import Evidence
@@ -362,7 +363,6 @@ def amount_gap(question: str, shown: Sequence[str]) -> tuple[str, ...]:
     return (f"a number ({m.group(0)})",)
 
 
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
 # a question that asks for the steps of doing something ("how do I …", "how to …", 怎么/如何/怎样 before what to do — not
 # "是怎么产生的", "怎样的结构", "规模如何？", "名字怎么来的", which ask how a thing is or came to be): what answers it is done by a
 # command, a setting or code, and a page that only talks about the thing shows none (dev splits: every useful answer to
@@ -382,7 +382,7 @@ _STEP = re.compile(r"(?:^|[.!?。！？:：]\s*)(?:\d+[.)]\s*)?(?:check|run|set|
 def code_gap(question: str, chosen: Sequence[ScoredUnit]) -> tuple[str, ...]:
     """("a command or code",) when the question asks how to do something and no quoted unit shows how: no code (a
     fence, or inline code in its text) and no step written in words, else ()."""
-    if not _ASKS_STEPS.search(question) or any(s.unit.code or _INLINE_CODE.search(s.unit.text) or _STEP.search(s.unit.text) for s in chosen):
+    if not _ASKS_STEPS.search(question) or any(s.unit.code or has_code_span(s.unit.text) or _STEP.search(s.unit.text) for s in chosen):
         return ()
     return ("a command or code",)
 

@@ -413,8 +413,8 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
 
     # a terminal session written as the HTML it renders to (FastAPI's and Typer's docs: `$ <font color="#4E9A06">fastapi</font>
     # run`): the colours are markup, the command is what a reader copies
-    painted = (b.kind == "fence" and _SESSION_FENCE.match(raw[0].strip()) is not None
-               and any(_PAINT.search(raw[ln - b.start]) for ln in range(first, last + 1)))
+    session = b.kind == "fence" and _SESSION_FENCE.match(raw[0].strip()) is not None
+    painted = session and any(_PAINT.search(raw[ln - b.start]) for ln in range(first, last + 1))
 
     def shown(a: int, z: int) -> str:
         part = [raw[ln - b.start] for ln in range(a, z + 1)]
@@ -425,22 +425,8 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
 
     if last - first + 1 <= MAX_CODE_LINES:
         return [(b.start, b.end, shown(first, last))]
-    # an entry starts only outside any bracket a line above opened: a blank line or a comment inside a function
-    # body or an object is part of the program, not a new entry (`export default {` … `// a computed getter` …
-    # `}` is one example). Brackets that do not balance over the block (help text: `[<开关>...］`) say nothing.
-    depth: dict[int, int] = {}
-    open_brackets = 0
-    for ln in range(first, last + 1):
-        depth[ln] = open_brackets
-        open_brackets = max(0, open_brackets + _bracket_balance(raw[ln - b.start]))
-    if open_brackets:
-        depth = dict.fromkeys(depth, 0)
-
-    def top_level(ln: int) -> bool:
-        return depth[ln] == 0
-
-    prompts = [ln for ln in range(first, last + 1) if _PROMPT.match(raw[ln - b.start])] if _SESSION_FENCE.match(raw[0].strip()) else []
-    groups = _session_groups(first, last, prompts) if prompts else _entry_groups(raw, b.start, first, last, top_level)
+    prompts = [ln for ln in range(first, last + 1) if _PROMPT.match(raw[ln - b.start])] if session else []
+    groups = _session_groups(first, last, prompts) if prompts else _entry_groups(raw, b.start, first, last)
     groups = [(a, max(k for k in range(a, z + 1) if raw[k - b.start].strip())) for a, z in groups if any(raw[k - b.start].strip() for k in range(a, z + 1))]
     out = []
     for k, (a, z) in enumerate(groups):
@@ -456,10 +442,24 @@ def _session_groups(first: int, last: int, prompts: list[int]) -> list[tuple[int
     return [(a, z - 1) for a, z in zip(starts, [*starts[1:], last + 1])]
 
 
-def _entry_groups(raw: list[str], base: int, first: int, last: int, top_level: Callable[[int], bool]) -> list[tuple[int, int]]:
+def _entry_groups(raw: list[str], base: int, first: int, last: int) -> list[tuple[int, int]]:
     """A cheat sheet's entries (`raw` holds the block's lines from line `base`): cut at blank lines and where
     a comment follows code, outside brackets; a comment-only group right after code ("# to keep it, add
     --permanent") is a note on that code."""
+    # an entry starts only outside any bracket a line above opened: a blank line or a comment inside a function
+    # body or an object is part of the program, not a new entry (`export default {` … `// a computed getter` …
+    # `}` is one example). Brackets that do not balance over the block (help text: `[<开关>...］`) say nothing.
+    depth: dict[int, int] = {}
+    open_brackets = 0
+    for ln in range(first, last + 1):
+        depth[ln] = open_brackets
+        open_brackets = max(0, open_brackets + _bracket_balance(raw[ln - base]))
+    if open_brackets:
+        depth = dict.fromkeys(depth, 0)
+
+    def top_level(ln: int) -> bool:
+        return depth[ln] == 0
+
     groups: list[tuple[int, int]] = []
     start = None
     for ln in range(first, last + 1):

@@ -41,6 +41,11 @@ _ADJACENT_ELEMENTS = re.compile(rf"(?<=\w)</{_INLINE_TAGS}\s*><{_INLINE_TAGS}(?:
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
+def has_code_span(text: str) -> bool:
+    """Does `text` hold an inline code span (`` `git reset HEAD~` ``, ``` ``a`b`` ```)?"""
+    return _CODE_SPAN.search(text) is not None
+
+
 # Front matter is a title, tags and a few fields; 64 KB is far beyond any real block, and caps the
 # YAML parser's work on a hostile file before it starts.
 MAX_FRONT_MATTER_BYTES = 64 * 1024
