@@ -146,13 +146,21 @@ UNKNOWN_TERM_WEIGHT = 4.0
 # shorter ones are everyday words a question may put differently (改成 for 修改为, 关掉 for 关闭): a KB
 # that never writes one says nothing about whether it answers
 CJK_NAME_MIN_CHARS = 3
+# jieba's tags of words that name a thing or a place (n, nr, ns, nz, s): a locution (tag l) holding one names a thing
+NOUN_TAG_PREFIXES = ("n", "s")
 
 
 def is_term_of_art(term: str) -> bool:
     """A Chinese term that names a thing, as a name does in English: a dictionary word of at least
     CJK_NAME_MIN_CHARS characters that jieba's dictionary does not tag as everyday language (想做到 v,
-    不能不 d, 一万亿 m are how a question is put, not what it is about)."""
-    return has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term) and dictionary_tag(term) not in EVERYDAY_TAGS
+    不能不 d, 一万亿 m are how a question is put, not what it is about); a locution only when a noun is among its
+    words (交换文件, 站内搜索; not 从头再来, 翻译成, 连不上)."""
+    if not (has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term)):
+        return False
+    tag = dictionary_tag(term)
+    if tag == "l":
+        return any(p != term and (dictionary_tag(p) or "").startswith(NOUN_TAG_PREFIXES) for p in tokenize(term))
+    return tag not in EVERYDAY_TAGS
 
 
 _HAN_ONLY = re.compile(r"[\u4e00-\u9fff]+")

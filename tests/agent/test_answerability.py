@@ -461,3 +461,21 @@ def test_an_answer_that_holds_a_third_of_the_question_is_not_an_answer(tmp_path:
         # without index statistics (every word weighs 1) the rule still reads the words; a Chinese question
         # answered from English pages is not judged by it
         assert coverage_gap("Redis 缓存怎么配置？", ["- [Redis](https://hub.docker.com/_/redis), etc."], weights) == ()  # type: ignore[arg-type]
+
+
+def test_an_everyday_locution_is_not_the_thing_a_question_is_about(tmp_path: Path) -> None:
+    """从头再来 ("start over", jieba's locution tag l, made of a verb and an adverb) is how the question is put: it
+    and its piece 从头 (whose gloss "start" an English page writes in `<start>`) do not make a page about `git blame`
+    the answer. A locution with a noun among its words (交换文件, 站内搜索) still names a thing."""
+    from kb_agent.agent.grade import is_term_of_art
+
+    assert [is_term_of_art(t) for t in ("从头再来", "翻译成", "连不上", "交换文件", "站内搜索", "正则表达式")] == [False, False, False, True, True, True]
+    write(tmp_path, "git.md", "# Log\n\n## blame on certain range\n\n```sh\ngit blame -L <start>,<end>\n```\n")
+    write(tmp_path, "wget.md", "# wget\n\n使用`wget -c`重新启动下载中断的文件，对于下载大文件时突然中断非常有帮助，可以接着下载而不是重新下载一个文件。\n")
+    items = [(evidence_from(tmp_path, "wget.md", 1, 3, score=0.9, tool="vector"), 0.64),
+             (evidence_from(tmp_path, "git.md", 1, 7, score=0.8, tool="vector"), 0.55)]
+    q = "大文件下载到一半断了，怎么接着下，而不是从头再来？"
+    weights = rare("从头再来", "从头", "一半", "接着", "下载")
+    assert focus_terms(q, weights) == []  # type: ignore[arg-type]
+    draft = extractive_answer(q, items, UnitCache(tmp_path), term_weights=weights)  # type: ignore[arg-type]
+    assert "wget -c" in draft.body and "git blame" not in draft.body and not draft.uncovered, draft.body
