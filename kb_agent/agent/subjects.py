@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from kb_agent.agent.analyzer import LATIN_WORD_CHARS as _L
-from kb_agent.agent.analyzer import OPTION, comparison_text, distinct_subjects, operators
+from kb_agent.agent.analyzer import OPTION, comparison_text, distinct_subjects, operators, tidy_subjects
 from kb_agent.agent.analyzer import comparison_subjects as _analyzer_subjects
 from kb_agent.index.tokenize import matching_terms, tokenize
 from kb_agent.types import Evidence
@@ -23,9 +23,9 @@ _MORE_COMPARISONS = [
     re.compile(rf"(?P<a>[{_L}.\-]+)\s+compared\s+(?:with|to)\s+(?P<b>[{_L}.\-]+)", re.I),
     # "A or B: when should I use which?", "A or B — which one?"
     re.compile(r"^(?P<a>[^:?,—]+?)\s+or\s+(?P<b>[^:?,—]+?)\s*[:?,—-]+\s*(?:when|which|what|how)\b", re.I),
-    # "PUT vs PATCH for updating an item — …": one or two words either side of vs; a word may be code
-    # (`v[100] vs v.get(100)`, `Rc::clone vs Rc::downgrade`)
-    re.compile(rf"(?P<a>[{_L}.\-\[\]():]+(?:\s+[{_L}.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L}.\-\[\]():]*[{_L}\])])", re.I),
+    # "PUT vs PATCH for updating an item — …": one or two words either side of vs (the second's second word
+    # only an option: "ssh -L vs ssh -R port forwarding"); a word may be code (`v[100] vs v.get(100)`)
+    re.compile(rf"(?P<a>[{_L}.\-\[\]():]+(?:\s+[{_L}.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L}.\-\[\]():]*[{_L}\])](?:\s+--?[A-Za-z][\w-]*)?)", re.I),
 ]
 _MENTION = [
     re.compile(
@@ -48,7 +48,7 @@ def comparison_subjects(question: str) -> list[str]:
     for pattern in _MORE_COMPARISONS:
         m = pattern.search(q) if q else None
         if m:
-            a, b = m.group("a").strip(" ,，的"), m.group("b").strip(" ,，的")
+            a, b = tidy_subjects(m.group("a").strip(" ,，的"), m.group("b").strip(" ,，的"))
             if distinct_subjects(a, b):
                 return [a, b]
     return []

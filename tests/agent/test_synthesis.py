@@ -446,6 +446,18 @@ def test_code_on_either_side_of_vs_is_a_subject_whole() -> None:
     assert "vs" not in question_terms("HashMap vs BTreeMap: which one keeps keys sorted?")
 
 
+def test_the_sides_of_a_comparison_are_the_things_compared() -> None:
+    """The second side keeps its option (`ssh -R`, not `ssh`, which any line about ssh covers) and loses what
+    trails it: a clause ("for a panel I toggle …", "in rust") and an aside in brackets."""
+    assert comparison_subjects("ssh -L vs ssh -R port forwarding: which way does each one go?") == ["ssh -L", "ssh -R"]
+    assert comparison_subjects("v-if or v-show for a panel I toggle all the time? what's the real difference") == ["v-if", "v-show"]
+    assert comparison_subjects("difference between strong and weak references (Rc::clone vs Rc::downgrade)") == ["strong", "weak references"]
+    assert comparison_subjects("unit tests vs integration tests in rust") == ["unit tests", "integration tests"]
+    assert comparison_subjects("What is the difference between a list and a tuple in Python?") == ["a list", "a tuple"]
+    assert comparison_subjects("PUT vs PATCH for updating an item") == ["PUT", "PATCH"]
+
+
+
 def test_options_that_differ_only_in_case_are_two_subjects(tmp_path: Path) -> None:
     from kb_agent.agent.subjects import covers
 
