@@ -65,16 +65,34 @@ def mention_target(question: str) -> str | None:
     return None
 
 
+# code written on the question's own example: a one- or two-letter variable indexed or calling a method
+# (`v[100]`, `v.get(100)`): what a page that explains it writes is the indexing (`[]`) and the method (`get`)
+_EXAMPLE_INDEX = re.compile(r"[A-Za-z_]\w?\[[^\]]*\]")
+_EXAMPLE_CALL = re.compile(r"[A-Za-z_]\w?\.(?P<method>[A-Za-z_]\w*)\(.*\)")
+
+
+def _as_written(subject: str) -> tuple[str, list[str]]:
+    """The subject as a page writes it, and what a text must hold as written (`[]` for `v[100]`, `get` for `v.get(100)`)."""
+    s = subject.strip().strip("`")
+    if _EXAMPLE_INDEX.fullmatch(s):
+        return "", ["[]"]
+    if (m := _EXAMPLE_CALL.fullmatch(s)) is not None:
+        return "", [m.group("method")]  # as written: `get` is a stopword to the tokenizer
+    return subject, []
+
+
 def subject_terms(subject: str) -> list[str]:
     """The subject's content tokens (what a passage must contain to be about it)."""
+    subject = _as_written(subject)[0]
     return list(dict.fromkeys(t for t in tokenize(subject, drop_stopwords=True) if t not in _SUBJECT_FILLER))
 
 
 def covers(subject: str, texts: Iterable[str]) -> bool:
     """True when one of `texts` holds all of the subject's content tokens (at least half for long subjects)."""
     terms = subject_terms(subject)
-    ops = operators(subject, sentence=False)
-    options = [*OPTION.findall(subject), *ops]
+    written, literal = _as_written(subject)
+    ops = [*operators(written, sentence=False), *literal]
+    options = [*OPTION.findall(written), *ops]
     if not terms and not options:
         return True
     need = len(terms) if len(terms) <= 2 else (len(terms) + 1) // 2

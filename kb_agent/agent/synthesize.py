@@ -552,7 +552,7 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
     if subjects:
         contrast = _contrast(ranked, subjects)[:CONTRAST_MAX]
         share = max(1, (MAX_UNITS - len(contrast)) // len(subjects))
-        queues = [_subject_queue(ranked, relevant, subjects, subject, terms) for subject in subjects]
+        queues = [_subject_queue(ranked, subjects, subject, terms) for subject in subjects]
         for queue in queues:
             _take(chosen, queue, share, cache)
         for s in contrast:
@@ -583,7 +583,7 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
     return _reading_order(chosen)
 
 
-def _subject_queue(ranked: list[ScoredUnit], relevant: list[ScoredUnit], subjects: Sequence[str], subject: str, terms: Sequence[str] = ()) -> list[ScoredUnit]:
+def _subject_queue(ranked: list[ScoredUnit], subjects: Sequence[str], subject: str, terms: Sequence[str] = ()) -> list[ScoredUnit]:
     """A subject's candidates, best first: its own page (path or headings name it, not the others'),
     a section headed by it read from its start (among such headings the one with most of the
     question's other words, then the shortest, is the one most about it; a page title heads
@@ -599,7 +599,7 @@ def _subject_queue(ranked: list[ScoredUnit], relevant: list[ScoredUnit], subject
                 s.unit.start_line if headed else 0, not covers(subject, [s.unit.search_text]), weight(s.unit.search_text) < 40, -s.score)
 
     own.sort(key=order)
-    return [*own, *(s for s in relevant if covers(subject, [s.unit.search_text]))]
+    return [*own, *(s for s in ranked if covers(subject, [s.unit.search_text]))]
 
 
 def _take(chosen: list[ScoredUnit], queue: list[ScoredUnit], n: int, cache: UnitCache | None = None) -> int:

@@ -457,6 +457,23 @@ def test_the_sides_of_a_comparison_are_the_things_compared() -> None:
     assert comparison_subjects("PUT vs PATCH for updating an item") == ["PUT", "PATCH"]
 
 
+def test_code_on_the_questions_own_example_is_covered_by_what_the_page_writes(tmp_path: Path) -> None:
+    """`v[100]` and `v.get(100)` are the question's example: a page that explains them writes the indexing (`[]`)
+    and the method (`get`), not the question's variable and index; the sentence that names `[]` answers for that
+    side even when it shares no other word with the question."""
+    write(tmp_path, "vectors.md", "# Vectors\n\n## Reading Elements of Vectors\n\n"
+          "Rust provides two ways to reference an element so you can choose how the program behaves when you use an index "
+          "value outside the range of existing elements.\n\n"
+          "```rust\n{{#rustdoc_include ../listings/listing-08-05/src/main.rs:here}}\n```\n\n"
+          "When we run this code, the first `[]` method will cause the program to panic because it references a nonexistent element.\n\n"
+          "When the `get` method is passed an index that is outside the vector, it returns `None` without panicking.\n")
+    items = [(evidence_from(tmp_path, "vectors.md", 1, 14, score=0.9, tool="x"), 0.7)]
+    q = "v[100] vs v.get(100) on a Vec — what happens when the index is out of range?"
+    draft = extractive_answer(q, items, UnitCache(tmp_path))
+    assert not draft.uncovered, draft.uncovered
+    assert "cause the program to panic" in draft.body and "without panicking" in draft.body, draft.body
+
+
 
 def test_options_that_differ_only_in_case_are_two_subjects(tmp_path: Path) -> None:
     from kb_agent.agent.subjects import covers
