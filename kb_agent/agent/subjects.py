@@ -87,6 +87,13 @@ def subject_terms(subject: str) -> list[str]:
     return list(dict.fromkeys(t for t in tokenize(subject, drop_stopwords=True) if t not in _SUBJECT_FILLER))
 
 
+def as_written(subject: str) -> list[str]:
+    """What a text must hold exactly as the subject writes it: its options, operators, and the indexing or method of
+    code on the question's own example (`-R`, `??`, `[]`, `get`)."""
+    written, literal = _as_written(subject)
+    return [*OPTION.findall(written), *operators(written, sentence=False), *literal]
+
+
 def covers(subject: str, texts: Iterable[str]) -> bool:
     """True when one of `texts` holds all of the subject's content tokens (at least half for long subjects)."""
     terms = subject_terms(subject)

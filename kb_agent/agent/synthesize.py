@@ -12,7 +12,7 @@ from kb_agent.agent.citations import SourceRef
 from kb_agent.agent.analyzer import LATIN_WORD, is_operator, named_words
 from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_new_word, is_term_of_art, question_terms, uniform_weights, written_in_kb
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
-from kb_agent.agent.subjects import comparison_subjects, covers, mention_target, uncovered
+from kb_agent.agent.subjects import as_written, comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, is_terminal_output, looks_like_injection
 from kb_agent.corpus.chunking import weight
 from kb_agent.corpus.discover import page_name
@@ -622,7 +622,9 @@ def _subject_queue(ranked: list[ScoredUnit], subjects: Sequence[str], subject: s
                 s.unit.start_line if headed else 0, not covers(subject, [s.unit.search_text]), weight(s.unit.search_text) < 40, -s.score)
 
     own.sort(key=order)
-    return [*own, *(s for s in ranked if covers(subject, [s.unit.search_text]))]
+    # then any unit whose text names it: sharing a word with the question, or naming it as written (the `[]` of `v[100]`)
+    exact = bool(as_written(subject))
+    return [*own, *(s for s in ranked if (exact or s.body_cov > 0) and covers(subject, [s.unit.search_text]))]
 
 
 def _take(chosen: list[ScoredUnit], queue: list[ScoredUnit], n: int, cache: UnitCache | None = None) -> int:

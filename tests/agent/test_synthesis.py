@@ -474,6 +474,18 @@ def test_code_on_the_questions_own_example_is_covered_by_what_the_page_writes(tm
     assert "cause the program to panic" in draft.body and "without panicking" in draft.body, draft.body
 
 
+def test_a_side_named_only_in_words_needs_a_unit_that_shares_a_word_with_the_question(tmp_path: Path) -> None:
+    """"5 个还是 7 个" compares two numbers: lines that hold a 5 or a 7 and nothing else the question asks about
+    ("5% of the gRPC requests failed") do not answer for them. Only a side named as written (`[]`, `-R`) is taken
+    from a unit sharing no other word with the question."""
+    write(tmp_path, "etcd.md", "# etcdHighNumberOfFailedGRPCRequests\n\n## Meaning\n\nThis alert fires when at least 5% of the gRPC "
+          "requests failed in the past 10 minutes.\n\n## Diagnosis\n\nRestart at most 7 pods at a time.\n\n## etcd 集群\n\n"
+          "生产环境的 etcd 集群成员的磁盘要快。\n")
+    items = [(evidence_from(tmp_path, "etcd.md", 1, 14, score=0.9, tool="x"), 0.9)]
+    draft = extractive_answer("生产环境的 etcd 集群应该有几个成员，5 个还是 7 个？", items, UnitCache(tmp_path))
+    assert draft.uncovered == ("5 个", "7 个") and "5%" not in draft.body, draft.body
+
+
 
 def test_options_that_differ_only_in_case_are_two_subjects(tmp_path: Path) -> None:
     from kb_agent.agent.subjects import covers
