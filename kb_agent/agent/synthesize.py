@@ -290,8 +290,6 @@ def extractive_answer(
             ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text) or page_name(s.unit.path).lower() in words] or ranked
         q_terms = question_terms(question, term_weights)
         chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache)
-        if _ASKS_STEPS.search(question):
-            chosen = _with_how(chosen, ranked)
     if not chosen:
         return Draft("", (), 0.0)
     shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
@@ -381,33 +379,12 @@ _STEP = re.compile(r"(?:^|[.!?。！？:：]\s*)(?:\d+[.)]\s*)?(?:check|run|set|
                    r"^(?:请|先|首先|然后|再)?(?:检查|运行|执行|设置|使用|打开|重启|修改|添加|删除|安装|创建|启用|关闭|配置|确认|确保)", re.I | re.M)
 
 
-def _shows_how(unit: AnswerUnit) -> bool:
-    """Code (a fence, or inline code in its text) or a step written in words."""
-    return bool(unit.code or has_code_span(unit.text) or _STEP.search(unit.text))
-
-
 def code_gap(question: str, chosen: Sequence[ScoredUnit]) -> tuple[str, ...]:
-    """("a command or code",) when the question asks how to do something and no quoted unit shows how, else ()."""
-    if not _ASKS_STEPS.search(question) or any(_shows_how(s.unit) for s in chosen):
+    """("a command or code",) when the question asks how to do something and no quoted unit shows how: no code (a
+    fence, or inline code in its text) and no step written in words, else ()."""
+    if not _ASKS_STEPS.search(question) or any(s.unit.code or has_code_span(s.unit.text) or _STEP.search(s.unit.text) for s in chosen):
         return ()
     return ("a command or code",)
-
-
-def _with_how(chosen: list[ScoredUnit], ranked: list[ScoredUnit]) -> list[ScoredUnit]:
-    """For a how-to question answered by no unit that shows how: the best candidate that does (sharing a word
-    with the question, at least UNIT_RELATIVE_MIN of the best score, from any file) in place of the weakest
-    units, rather than an answer that only talks about the thing ("下面是…的示例，需要设置 `--ignore-stats=false`"
-    lost to a FAQ entry whose heading holds every word of the question)."""
-    if not chosen or any(_shows_how(s.unit) for s in chosen):
-        return chosen
-    best = max(s.score for s in ranked if s.body_cov > 0) if any(s.body_cov > 0 for s in ranked) else 0.0
-    how = next((s for s in ranked if s.body_cov > 0 and s.score >= UNIT_RELATIVE_MIN * best and _shows_how(s.unit) and s not in chosen), None)
-    if how is None:
-        return chosen
-    kept = sorted(chosen, key=lambda s: -s.score)
-    while kept and not _fits(kept, how, per_file=MAX_UNITS):
-        kept.pop()
-    return _reading_order([*kept, how])
 
 
 def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, exact_terms: Sequence[str] = (),

@@ -385,21 +385,6 @@ def test_a_how_to_question_answered_by_no_code_at_all_is_not_answered(tmp_path: 
         assert not draft("Does SQLModel wrap Alembic for migrations?").uncovered  # type: ignore[attr-defined]
 
 
-def test_a_how_to_question_quotes_the_unit_that_shows_how_even_from_a_weaker_file(tmp_path: Path) -> None:
-    """A FAQ entry whose heading holds every word of the question outscores the manual's example by far, and only
-    talks about the thing: the unit with the command (from another file, below the other-file bar) is quoted in
-    place of the weakest unit, instead of the answer being refused for showing no command."""
-    write(tmp_path, "faq.md", "# Backup FAQ\n\n## Why does backing up the table statistics with the data use so much memory?\n\n"
-          "Before v7.6.0 the statistics backed up with the data of a table were stored with the table schema and loaded into "
-          "memory whole when the backup was restored.\n\nFrom v7.6.0 the statistics of each table are stored in a file of "
-          "their own and loaded only when that table is restored.\n")
-    write(tmp_path, "manual.md", "# Snapshot backup\n\n## Statistics\n\nTo include statistics, set `--ignore-stats=false`:\n\n"
-          "```shell\ntiup br backup full --storage local:///br_data/ --ignore-stats=false\n```\n")
-    items = [(evidence_from(tmp_path, "faq.md", 1, 8, score=0.9, tool="x"), 0.98), (evidence_from(tmp_path, "manual.md", 1, 10, score=0.8, tool="x"), 0.66)]
-    draft = extractive_answer("How do I back up the table statistics together with the data?", items, UnitCache(tmp_path))
-    assert not draft.uncovered and "--ignore-stats=false" in draft.body, draft.body
-
-
 def test_a_question_about_how_a_thing_is_or_came_to_be_asks_for_no_steps() -> None:
     """怎么/如何/怎样 ask for steps only before what to do: "溢坝通常是怎么产生的？", "是一种怎样的铠甲？", "崇陵规模如何？" and
     "这个名字怎么来的？" ask how a thing is or came about, and a sentence answers them (cmrc2018: 7 such answers of the test
