@@ -449,13 +449,16 @@ def _entry_groups(raw: list[str], base: int, first: int, last: int) -> list[tupl
     # an entry starts only outside any bracket a line above opened: a blank line or a comment inside a function
     # body or an object is part of the program, not a new entry (`export default {` … `// a computed getter` …
     # `}` is one example). Brackets that do not balance over the block (help text: `[<开关>...］`) say nothing.
-    depth: dict[int, int] = {}
-    open_brackets = 0
-    for ln in range(first, last + 1):
-        depth[ln] = open_brackets
-        open_brackets = max(0, open_brackets + _bracket_balance(raw[ln - base]))
-    if open_brackets:
-        depth = dict.fromkeys(depth, 0)
+    # HTML elements count the same way (`<script setup>` … `</script>` of a Vue component is one example); a
+    # placeholder (`git add <file>`) opens a tag nothing closes, so tags that do not balance say nothing either
+    depth = dict.fromkeys(range(first, last + 1), 0)
+    for balance in (_bracket_balance, _tag_balance):
+        level, opened = 0, {}
+        for ln in range(first, last + 1):
+            opened[ln] = level
+            level = max(0, level + balance(raw[ln - base]))
+        if not level:
+            depth = {ln: depth[ln] + opened[ln] for ln in depth}
 
     def top_level(ln: int) -> bool:
         return depth[ln] == 0
@@ -494,6 +497,15 @@ _OPENERS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 def _bracket_balance(line: str) -> int:
     """Brackets a code line opens minus those it closes (a rough count: strings are not parsed)."""
     return sum(_OPENERS.get(ch, 0) for ch in line)
+
+
+_TAG_OPEN = re.compile(r"<(?!(?:area|br|col|embed|hr|img|input|link|meta|source|track|wbr)\b)[A-Za-z][\w-]*(?:\s[^<>]*)?(?<!/)>", re.I)
+_TAG_CLOSE = re.compile(r"</[A-Za-z][\w-]*\s*>")
+
+
+def _tag_balance(line: str) -> int:
+    """HTML elements a code line opens minus those it closes (void elements and `<x/>` open none)."""
+    return len(_TAG_OPEN.findall(line)) - len(_TAG_CLOSE.findall(line))
 
 
 # a comment line in the usual shells and languages: where a cheat-sheet fence starts its next entry

@@ -307,6 +307,53 @@ def test_a_long_program_is_not_cut_inside_its_brackets() -> None:
     assert codes[1].code == "```js\n// a second example\nconst count = ref(0)\n```"
 
 
+COMPONENT_FENCE = """# Reactivity Transform
+
+```vue
+<script setup>
+let count = $ref(0)
+
+console.log(count)
+
+function increment() {
+  count++
+}
+</script>
+
+<template>
+  <button @click="increment">{{ count }}</button>
+</template>
+```
+
+```shell
+# stage a file
+git add <file>
+
+# unstage it
+git restore --staged <file>
+
+# show what is staged
+git diff --cached
+
+# commit it
+git commit -m <message>
+
+# push it
+git push origin <branch>
+```
+"""
+
+
+def test_a_long_component_is_not_cut_inside_its_elements() -> None:
+    """An HTML element is a bracket too: the blank lines inside `<script setup>` … `</script>` are part of the
+    program (a unit of `console.log(count)` alone is no example). A placeholder that nothing closes (`<file>`)
+    does not hold a cheat sheet's entries together."""
+    codes = [u for u in units(COMPONENT_FENCE) if u.code]
+    assert codes[0].code == "```vue\n<script setup>\nlet count = $ref(0)\n\nconsole.log(count)\n\nfunction increment() {\n  count++\n}\n</script>\n```"
+    assert codes[1].code.startswith("```vue\n<template>") and codes[1].code.endswith("</template>\n```")
+    assert [u.code.splitlines()[1] for u in codes[2:]] == ["# stage a file", "# unstage it", "# show what is staged", "# commit it", "# push it"]
+
+
 def test_stubs_are_never_answer_units() -> None:
     text = "# Cleanup\n\nRemove dangling images:\n\n```shell\n# TODO: Command needed\n```\n\n## Notes\n\nTODO\n\nPrune them with:\n\n```shell\ndocker image prune\n```\n"
     units = build_units("c.md", split_lines(text))
