@@ -529,9 +529,18 @@ def _home(unit: AnswerUnit) -> str:
     return unit.path.replace("/", " ").replace("-", " ") + " " + " ".join(unit.heading_path)
 
 
+_LABEL = re.compile(r"^(?:\*\*|__)[^*_\n]+(?:\*\*|__):\s*")
+
+
+def _same_words(a: AnswerUnit, b: AnswerUnit) -> bool:
+    """The same text and code, a heading label before either aside ("**Mitigation**: Increase …" in one runbook,
+    "Increase …" in the next): a reader sees it twice."""
+    return a.code == b.code and _LABEL.sub("", a.text) == _LABEL.sub("", b.text)
+
+
 def _fits(chosen: list[ScoredUnit], s: ScoredUnit, per_file: int = MAX_UNITS_PER_FILE) -> bool:
     slots = sum(1 for c in chosen if not c.listed)
-    if (slots >= MAX_UNITS and not s.listed) or any(c.unit == s.unit or (c.unit.text, c.unit.code) == (s.unit.text, s.unit.code) for c in chosen):
+    if (slots >= MAX_UNITS and not s.listed) or any(c.unit == s.unit or _same_words(c.unit, s.unit) for c in chosen):
         return False
     if not s.listed and sum(1 for c in chosen if c.unit.path == s.unit.path and not c.listed) >= per_file:
         return False

@@ -457,6 +457,16 @@ def test_the_sides_of_a_comparison_are_the_things_compared() -> None:
     assert comparison_subjects("PUT vs PATCH for updating an item") == ["PUT", "PATCH"]
 
 
+def test_the_same_words_are_quoted_once_whatever_label_heads_them(tmp_path: Path) -> None:
+    """Two runbooks give the same mitigation, one under its heading as a label ("**Mitigation**: Increase …"),
+    one after a list: the answer quotes it once."""
+    write(tmp_path, "a.md", "# PrometheusTSDBReloadsFailing\n\n## Mitigation\n\nIncrease Prometheus pod memory so that it caches more from disk.\n")
+    write(tmp_path, "b.md", "# PrometheusTSDBCompactionsFailing\n\n## Mitigation\n\n- Check the disk.\n\nIncrease Prometheus pod memory so that it caches more from disk.\n")
+    items = [(evidence_from(tmp_path, "a.md", 1, 5, score=0.9, tool="x"), 0.8), (evidence_from(tmp_path, "b.md", 1, 7, score=0.8, tool="x"), 0.8)]
+    draft = extractive_answer("How do I get Prometheus to cache more from disk?", items, UnitCache(tmp_path))
+    assert draft.body.count("Increase Prometheus pod memory") == 1, draft.body
+
+
 def test_code_on_the_questions_own_example_is_covered_by_what_the_page_writes(tmp_path: Path) -> None:
     """`v[100]` and `v.get(100)` are the question's example: a page that explains them writes the indexing (`[]`)
     and the method (`get`), not the question's variable and index; the sentence that names `[]` answers for that
