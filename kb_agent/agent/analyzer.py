@@ -316,9 +316,9 @@ def comparison_subjects(question: str) -> list[str]:
     return []
 
 
-# what may trail the second side of an English comparison without being part of it: an aside in brackets
-# ("weak references (Rc::clone vs Rc::downgrade)"; not the call in `v.get(100)`) and a clause from a preposition or conjunction on
-# ("v-show for a panel I toggle", "integration tests in rust")
+# what may trail the second side of an English comparison without being part of it: an aside in brackets after a
+# space ("weak references (Rc::clone vs Rc::downgrade)", not the call in `v.get(100)`) and a clause from a
+# preposition or conjunction on ("v-show for a panel I toggle", "integration tests in rust")
 _ASIDE = re.compile(r"\s+[(（][^()（）]*[)）]\s*$")
 _TRAILING_CLAUSE = re.compile(r"\s+(?:for|in|on|when|if|with|to|inside|within|while|because|since)\s+[^\s].*$", re.I)
 

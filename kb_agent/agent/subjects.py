@@ -97,13 +97,11 @@ def as_written(subject: str) -> list[str]:
 def covers(subject: str, texts: Iterable[str]) -> bool:
     """True when one of `texts` holds all of the subject's content tokens (at least half for long subjects)."""
     terms = subject_terms(subject)
-    written, literal = _as_written(subject)
-    ops = [*operators(written, sentence=False), *literal]
-    options = [*OPTION.findall(written), *ops]
+    options = as_written(subject)
     if not terms and not options:
         return True
     need = len(terms) if len(terms) <= 2 else (len(terms) + 1) // 2
-    if ops:
+    if any(not OPTION.fullmatch(o) for o in options):
         need = 0  # an operator is the subject, its words the setting ("设置默认值时用 ??" and "用 ||")
     for text in texts:
         # an option or operator is matched as written, case and all (`-F` is not `-f`, `--force` is not `--force-with-lease`)
