@@ -559,8 +559,16 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
     relevant = [s for s in ranked if s.body_cov > 0]
     chosen: list[ScoredUnit] = []
     if subjects:
-        contrast = _contrast(ranked, subjects)[:CONTRAST_MAX]
-        share = max(1, (MAX_UNITS - len(contrast)) // len(subjects))
+        contrast = _contrast(ranked, subjects)
+        # a section headed by every subject ("`v-if` vs. `v-show`") is the page's own comparison: it comes first,
+        # each subject then adds one unit of its own; any other section that names them all adds CONTRAST_MAX
+        headed = bool(contrast) and bool(contrast[0].unit.heading_path) and all(covers(sub, contrast[0].unit.heading_path[-1:]) for sub in subjects)
+        contrast = contrast[: MAX_UNITS - len(subjects)] if headed else contrast[:CONTRAST_MAX]
+        if headed:
+            for s in contrast:
+                if _fits(chosen, s, per_file=MAX_UNITS):
+                    chosen.append(s)
+        share = 1 if headed else max(1, (MAX_UNITS - len(contrast)) // len(subjects))
         queues = [_subject_queue(ranked, subjects, subject, terms) for subject in subjects]
         for queue in queues:
             _take(chosen, queue, share, cache)

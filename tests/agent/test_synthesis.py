@@ -457,6 +457,22 @@ def test_the_sides_of_a_comparison_are_the_things_compared() -> None:
     assert comparison_subjects("PUT vs PATCH for updating an item") == ["PUT", "PATCH"]
 
 
+def test_a_section_headed_by_both_subjects_is_quoted_whole_first(tmp_path: Path) -> None:
+    """The page's own comparison ("## `v-if` vs. `v-show`") answers "v-if or v-show?" better than either subject's
+    section: its paragraphs come first (up to MAX_UNITS minus one per subject), not just the first two of them."""
+    write(tmp_path, "conditional.md", "# Conditional Rendering\n\n## `v-if`\n\nThe directive `v-if` is used to conditionally render a block.\n\n"
+          "You can use `v-else` to indicate an else block for `v-if`.\n\nA `v-else-if` serves as an else-if block for `v-if`.\n\n"
+          "## `v-show`\n\nAnother option for conditionally displaying an element is the `v-show` directive.\n\n"
+          "An element with `v-show` will always be rendered and remain in the DOM.\n\n`v-show` does not support the template element.\n\n"
+          "## `v-if` vs. `v-show`\n\n`v-if` is real conditional rendering: listeners and child components are destroyed and re-created during toggles.\n\n"
+          "`v-if` is also lazy: if the condition is false on initial render, it will not do anything.\n\n"
+          "In comparison, `v-show` is much simpler: the element is always rendered, with CSS-based toggling.\n\n"
+          "Generally speaking, `v-if` has higher toggle costs while `v-show` has higher initial render costs.\n")
+    items = [(evidence_from(tmp_path, "conditional.md", 1, 29, score=0.9, tool="x"), 0.8)]
+    draft = extractive_answer("v-if or v-show for a panel I toggle all the time? what's the real difference between them", items, UnitCache(tmp_path))
+    assert "CSS-based toggling" in draft.body and "higher initial render costs" in draft.body and not draft.uncovered, draft.body
+
+
 def test_the_same_words_are_quoted_once_whatever_label_heads_them(tmp_path: Path) -> None:
     """Two runbooks give the same mitigation, one under its heading as a label ("**Mitigation**: Increase …"),
     one after a list: the answer quotes it once."""
