@@ -564,17 +564,19 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
         # each subject then adds one unit of its own; any other section that names them all adds CONTRAST_MAX
         headed = bool(contrast) and bool(contrast[0].unit.heading_path) and all(covers(sub, contrast[0].unit.heading_path[-1:]) for sub in subjects)
         contrast = contrast[: MAX_UNITS - len(subjects)] if headed else contrast[:CONTRAST_MAX]
-        if headed:
+
+        def add_contrast() -> None:
             for s in contrast:
                 if _fits(chosen, s, per_file=MAX_UNITS):
                     chosen.append(s)
+
+        if headed:
+            add_contrast()
         share = 1 if headed else max(1, (MAX_UNITS - len(contrast)) // len(subjects))
         queues = [_subject_queue(ranked, subjects, subject, terms) for subject in subjects]
         for queue in queues:
             _take(chosen, queue, share, cache)
-        for s in contrast:
-            if _fits(chosen, s, per_file=MAX_UNITS):
-                chosen.append(s)
+        add_contrast()
         while len(chosen) < MAX_UNITS and any(_take(chosen, queue, 1, cache) for queue in queues):
             pass  # slots left: the subjects take turns
     if relevant:
