@@ -533,8 +533,8 @@ _LABEL = re.compile(r"^(?:\*\*|__)[^*_\n]+(?:\*\*|__):\s*")
 
 
 def _same_words(a: AnswerUnit, b: AnswerUnit) -> bool:
-    """The same text and code, a heading label before either aside ("**Mitigation**: Increase …" in one runbook,
-    "Increase …" in the next): a reader sees it twice."""
+    """The same code and the same text once a leading bold label is set aside ("**Mitigation**: Increase …" in
+    one runbook, "Increase …" in the next): quoting both shows a reader the same words twice."""
     return a.code == b.code and _LABEL.sub("", a.text) == _LABEL.sub("", b.text)
 
 
