@@ -310,7 +310,7 @@ def comparison_subjects(question: str) -> list[str]:
             a, b = m.group("a").strip(" ,，"), m.group("b").strip(" ,，")
             if (scoped := _SCOPE.match(a)) is not None:
                 a = scoped.group("rest")  # "Rust 里宏和函数": the scope is not a side of the comparison
-            a, b = tidy_subjects(a, b)
+            b = second_side(b)
             if distinct_subjects(a, b):
                 return [a, b]
     return []
@@ -323,12 +323,12 @@ _ASIDE = re.compile(r"\s+[(（][^()（）]*[)）]\s*$")
 _TRAILING_CLAUSE = re.compile(r"\s+(?:for|in|on|when|if|with|to|inside|within|while|because|since)\s+[^\s].*$", re.I)
 
 
-def tidy_subjects(a: str, b: str) -> tuple[str, str]:
-    """The two sides as the things compared: an English second side without its trailing aside or clause."""
+def second_side(b: str) -> str:
+    """The second side of a comparison as the thing compared: in English, without its trailing aside or clause."""
     if re.search(r"[A-Za-z]", b) and not re.search(r"[\u4e00-\u9fff]", b):
         b = _ASIDE.sub("", b)
         b = _TRAILING_CLAUSE.sub("", b) or b
-    return a, b
+    return b
 
 
 # a command-line option (`-F`, `--force`): its case is its meaning (`tail -f` is not `tail -F`)

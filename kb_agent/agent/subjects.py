@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from kb_agent.agent.analyzer import LATIN_WORD_CHARS as _L
-from kb_agent.agent.analyzer import OPTION, comparison_text, distinct_subjects, operators, tidy_subjects
+from kb_agent.agent.analyzer import OPTION, comparison_text, distinct_subjects, operators, second_side
 from kb_agent.agent.analyzer import comparison_subjects as _analyzer_subjects
 from kb_agent.index.tokenize import matching_terms, tokenize
 from kb_agent.types import Evidence
@@ -48,7 +48,7 @@ def comparison_subjects(question: str) -> list[str]:
     for pattern in _MORE_COMPARISONS:
         m = pattern.search(q) if q else None
         if m:
-            a, b = tidy_subjects(m.group("a").strip(" ,，的"), m.group("b").strip(" ,，的"))
+            a, b = m.group("a").strip(" ,，的"), second_side(m.group("b").strip(" ,，的"))
             if distinct_subjects(a, b):
                 return [a, b]
     return []
