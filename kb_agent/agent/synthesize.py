@@ -476,9 +476,25 @@ def _never_written(name: str, term_weights: TermWeights) -> bool:
     code = code_form(name)
     if code is not None and not written_in_kb(term_weights, code):
         return True
+    if _package_name(name) and not written_in_kb(term_weights, name):
+        return True
     parts = [t for t in tokenize(name) if len(t) > 2 and not t.isdigit() and not has_cjk(t)]
     weights = term_weights(parts) if parts else {}
     return bool(parts) and all(weights.get(t, 0.0) >= UNKNOWN_TERM_WEIGHT for t in parts)
+
+
+# a name of three or more parts joined by hyphens (`oh-my-zsh`, `kube-state-metrics`): how packages and components
+# are named
+_HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+){2,}")
+
+
+def _package_name(name: str) -> bool:
+    """A package's or component's name (`oh-my-zsh`): three or more hyphen-joined parts, one of them no everyday
+    English word. A KB that never writes it as written is about another package, although it may use every part
+    (`oh-my-posh`, `zsh`). A phrase of English words (`find-and-replace`) is how a question is put."""
+    from kb_agent.index.glosses import is_english_word
+
+    return _HYPHENATED.fullmatch(name) is not None and any(is_english_word(p) is False for p in name.split("-"))
 
 
 # code's own shapes: a capital inside a word (`waitAsync`, `Float16Array`, `OnceLock`), a member or path

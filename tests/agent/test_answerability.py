@@ -282,6 +282,30 @@ def test_an_api_the_kb_never_writes_is_not_answered_from_its_neighbours(tmp_path
         assert draft.uncovered == ("std::thread::Builder",), draft.body  # type: ignore[attr-defined]
 
 
+def test_a_package_the_kb_never_writes_is_not_answered_from_its_namesake() -> None:
+    """`oh-my-zsh` is another package than the `oh-my-posh` the page sets up, though the page writes the rare
+    parts of its name (`oh`, `zsh`); a phrase of English words joined by hyphens is how a question is put."""
+    from kb_agent.agent.synthesize import focus_gap
+
+    class Weights:
+        """A KB that writes `oh-my-posh` and `zsh` (rare words there) but never `oh-my-zsh`."""
+
+        def __call__(self, terms: Sequence[str]) -> dict[str, float]:
+            rare = {"oh-my-zsh": UNKNOWN_TERM_WEIGHT, "oh": 3.9, "zsh": 3.9, "oh-my-posh": 3.9}
+            return {t: rare.get(t, 1.0) for t in terms}
+
+        def written(self, text: str) -> bool:
+            return text.lower() != "oh-my-zsh"
+
+    shown = ["Third-party prompts oh-my-posh To use oh-my-posh, generate the theme file and source it, as zsh users do:"]
+    assert focus_gap("How do I use an oh-my-zsh theme for my prompt?", shown, Weights()) == ("oh-my-zsh",)
+    assert focus_gap("提示符怎么使用 oh-my-zsh 的主题？", shown, Weights()) == ("oh-my-zsh",)
+    assert focus_gap("How do I set up an oh-my-posh theme?", shown, Weights()) == ()
+    from kb_agent.agent.synthesize import _package_name
+
+    assert [_package_name(n) for n in ("kube-state-metrics", "find-and-replace", "v-model", "oh-my-posh")] == [True, False, False, True]
+
+
 def test_code_form_is_the_part_a_page_must_write() -> None:
     assert code_form("std::thread::scope") == "thread::scope"
     assert code_form("RegExp.escape()") == "RegExp.escape" and code_form("#[non_exhaustive]") == "non_exhaustive"
