@@ -342,9 +342,9 @@ class IdfWeights:
 
     def _gloss_df(self, term: str) -> int:
         """Chunks holding the commonest of the term's English glosses (all of a gloss's words), 0 for none."""
-        from kb_agent.index.glosses import glosses
+        from kb_agent.index.glosses import glosses, with_past_forms
 
-        phrases = [toks for toks in (tokenize(p, drop_stopwords=True) for p in glosses(term)) if toks]
+        phrases = [toks for toks in (tokenize(p, drop_stopwords=True) for p in with_past_forms(glosses(term))) if toks]
         if not phrases:
             return 0
         df = self._df(sorted({t for toks in phrases for t in toks}))

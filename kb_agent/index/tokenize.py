@@ -235,7 +235,10 @@ def _written_in_english(term: str, have: set[str]) -> bool:
 
 @lru_cache(maxsize=8192)
 def _gloss_tokens(term: str, phrases: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    return tuple(toks for toks in (tuple(tokenize(p, drop_stopwords=True)) for p in phrases) if toks)
+    """The glosses as tokens, an irregular verb's past forms with it (隐藏 "hide" is written "hidden")."""
+    from kb_agent.index.glosses import with_past_forms
+
+    return tuple(toks for toks in (tuple(tokenize(p, drop_stopwords=True)) for p in with_past_forms(phrases)) if toks)
 
 
 

@@ -82,6 +82,14 @@ def test_a_chinese_term_matches_an_english_text_that_writes_its_translation() ->
     assert matching_terms(["删除"], "用 -d 参数删除文件") == {"删除"}
 
 
+def test_a_gloss_that_is_an_irregular_verb_matches_its_past_forms() -> None:
+    """隐藏 glosses as "hide", a page writes "Hidden files"; 保存 as "keep", a question asks where files are "kept".
+    The stemmer never joins these forms; a past form that is another word too ("left") is not taken."""
+    assert matching_terms(["隐藏", "文件", "搜索"], "Hidden files and directories can be searched with the `--hidden` flag.") == {"隐藏", "文件", "搜索"}
+    assert "kept" in matching_terms(tokenize("Where are crontab files kept?", drop_stopwords=True), "crontab 文件保存在 /var/spool/cron 目录下")
+    assert matching_terms(["离开"], "Click the left column.") == set()
+
+
 def test_an_english_word_matches_a_chinese_text_that_writes_its_translation() -> None:
     """An English question over Chinese pages (a Chinese book read by an English speaker)."""
     text = "Object.assign()方法实行的是浅拷贝，而不是深拷贝。如果源对象某个属性的值是对象，那么目标对象拷贝得到的是这个对象的引用。"
