@@ -38,6 +38,9 @@ MAX_UNITS_PER_FILE = 6
 UNIT_RELATIVE_MIN = 0.55
 # a unit holding code gets this much more for "how do I" questions: the command is the answer
 CODE_BONUS = 0.25
+# a question whose words the KB mostly cannot weigh keeps at least this share of its units' coverage in their score
+# (dev: +1 useful, the same at 0 and 0.5)
+LEX_MIN_SHARE = 0.2
 # a unit whose first LEAD_CHARS characters hold a question term (a table row keyed by it, a definition)
 LEAD_CHARS = 40
 LEAD_BONUS = 0.1
@@ -129,6 +132,11 @@ def rank_units(
         terms = [*terms, *ops]
     how = asks_how(question)
     q_lang = question_language(question)
+    # the question's words the KB cannot weigh (a Chinese question over English pages: its Chinese words weigh 0)
+    # leave it matched by the few it can (`bash`, `Vue`), which every unit of the topic holds: the units' coverage
+    # counts for the share of the question those words are, and the grade of the passage (found by meaning) for more
+    unread = [t for t in terms if has_cjk(t) and not weights.get(t)]
+    lex = max(LEX_MIN_SHARE, 1.0 - len(unread) / len(terms)) if terms else 1.0
     best: dict[tuple[str, int, int], ScoredUnit] = {}
     lead_terms = [t for t in exact_terms if len(t) > 2] or [t for t in terms if len(t) > 3]
     focus = focus_terms(question, term_weights, exact_terms)
@@ -157,7 +165,7 @@ def rank_units(
             # a unit that opens with what the question names is about it, not just mentioning it
             lead = LEAD_BONUS if any(t.lower() in text[:LEAD_CHARS].lower() for t in lead_terms) else 0.0
             code = CODE_BONUS if how and unit.has_code and body_cov > 0 else 0.0
-            score = cov + body_cov + 0.3 * grade + exact + code + lead - short
+            score = lex * (cov + body_cov) + 0.3 * grade + exact + code + lead - short
             if page_names and page_name(unit.path).lower() in page_names:
                 score += PAGE_BONUS
             if not unit.code and len(unit.text) <= POINTER_MAX_CHARS and _POINTER.search(unit.text):

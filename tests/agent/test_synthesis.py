@@ -682,3 +682,24 @@ def test_a_second_file_that_answers_part_of_the_question_is_quoted(tmp_path: Pat
              (evidence_from(tmp_path, "manual.md", 1, 7, score=0.8, tool="x"), 0.8)]
     draft = extractive_answer("How do I back up table statistics, and why does restoring statistics use memory?", items, UnitCache(tmp_path))
     assert "so much memory" in draft.body and "br backup full --ignore-stats=false" in draft.body, draft.body
+
+
+def test_words_the_kb_cannot_weigh_leave_the_passage_found_by_meaning_to_decide(tmp_path: Path) -> None:
+    """A Chinese question over English pages is matched only by its Latin words (`provide`, `inject`), which a
+    unit that merely names them holds as fully as the one that answers: their coverage counts for the share of
+    the question they are, and the passage's grade decides."""
+    from kb_agent.agent.synthesize import rank_units
+    from kb_agent.index.tokenize import has_cjk
+
+    write(tmp_path, "intro.md", "# Intro\n\nVue components provide values and inject them.\n")
+    write(tmp_path, "app.md", "# App\n\nWe can also provide at the app level, for every component to inject:\n\n```js\napp.provide('message', 'hello!')\n```\n")
+    items = [(evidence_from(tmp_path, "app.md", 1, 8, score=0.9, tool="vector"), 0.95),
+             (evidence_from(tmp_path, "intro.md", 1, 3, score=0.5, tool="vector"), 0.4)]
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: 0.0 if has_cjk(t) else 2.0 for t in terms}  # an English-only KB: Chinese words weigh 0
+
+    ranked = rank_units("Vue 里怎么在整个应用级别 provide 一个值，让所有组件都能 inject 到？", items, UnitCache(tmp_path), term_weights=weights)
+    assert "app.provide(" in ranked[0].unit.code, [(s.unit.path, round(s.score, 3)) for s in ranked]
+    ranked = rank_units("Vue: provide and inject?", items, UnitCache(tmp_path), term_weights=weights)
+    assert ranked[0].unit.path == "intro.md", "a question the KB can read is matched by its words first"
