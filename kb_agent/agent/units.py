@@ -243,7 +243,9 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
         if b.kind == "paragraph" and nxt is not None and _labels(lines, blocks, b, blocks[nxt], wrappers):
             # "**Create a symbolic link**" over a sentence and its command: a heading in all but markup,
             # and the unit under it starts at it (the label says what the command is for)
-            label = (b.start, " ".join(_prose_lines(lines, blocks, b)).strip())
+            text = shown_text(" ".join(_prose_lines(lines, blocks, b))).strip()
+            # a numbered case line is set off as the bold label it stands for ("**1) Master crashes** Messages …")
+            label = (b.start, text if _BOLD_LINE.match(text) or _DEFINITION_LINE.match(lines[blocks[nxt].start - 1]) else f"**{text}**")
             continue
         if b.kind == "paragraph":
             code_j = nxt if nxt is not None and _code_follows(lines, blocks, b, blocks[nxt], wrappers) else None
@@ -514,6 +516,10 @@ _COMMENT = re.compile(r"^(#(?!!)|//|--\s|;|rem\s)", re.I)
 
 # a paragraph that is one bold line ("**创建软链接**", "__Example__"), at most this long: a heading in all but markup
 LABEL_MAX_CHARS = 80
+# a numbered case line (`1) Master crashes`, `2）一些Slave节点崩溃`, `(3) All slaves crash`): a short label that ends in
+# no sentence punctuation, over the paragraph that answers for that case
+_ENUM_LABEL = re.compile(r"^(?:&#8195;|&emsp;|&nbsp;|&#160;|[\u2003\u00a0\s])*(?:\d{1,2}|[a-z])[)）]\s*[^\s.。:：;；,，!！?？]+(?:\s+[^\s.。:：;；,，!！?？]+){0,5}$|^(?:&#8195;|&emsp;|&nbsp;|&#160;|[\u2003\u00a0\s])*[(（]\d{1,2}[)）]\s*[^\s.。:：;；,，!！?？]+(?:\s+[^\s.。:：;；,，!！?？]+){0,5}$")
+ENUM_LABEL_MAX_CHARS = 40
 _BOLD_LINE = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*[:：]?$")
 
 
@@ -527,7 +533,9 @@ def _labels(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wra
     if _DEFINITION_LINE.match(lines[c.start - 1]):  # a term over its definition (`social.icon` / blank / `:   This property …`)
         return len(text) <= LABEL_MAX_CHARS and c.start > b.end + 1 and not any(lines[k - 1].strip() for k in range(b.end + 1, c.start))
     m = _BOLD_LINE.match(text)
-    if m is None or len(text) > LABEL_MAX_CHARS or "**" in m.group(2) or "__" in m.group(2):
+    if m is None and _ENUM_LABEL.match(text) and len(text) <= ENUM_LABEL_MAX_CHARS:
+        pass  # "1) Master crashes" / "2）一些 Slave 节点崩溃" over the paragraph that says what then happens
+    elif m is None or len(text) > LABEL_MAX_CHARS or "**" in m.group(2) or "__" in m.group(2):
         return False
     if any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(b.end + 1, c.start)):
         return False

@@ -403,6 +403,22 @@ def test_a_bold_label_line_heads_the_sentence_and_command_under_it() -> None:
     assert by_text(us, "Options").text == "**Options:**", "a label over a list is left to the intro rule"
 
 
+def test_a_numbered_case_line_heads_the_paragraph_that_answers_for_that_case() -> None:
+    """An FAQ answer by cases: "1) Master crashes" over what then happens. The case line alone says nothing,
+    the paragraph alone does not say which case it is: one unit, the case set off as a label."""
+    page = ("### 3. What is the impact of a broker crash.\n\n&#8195;1) Master crashes\n\nMessages can no longer be sent to this "
+            "broker set.\n\n&#8195;2) Some slave crash\n\nThere is no impact on sending messages.\n\n"
+            "## 影响\n\n1）Master节点崩溃\n\n消息不能再发送到该Broker集群。\n\n"
+            "Run these steps in order:\n\n1) Stop the broker.\n\nThen wait.\n")
+    us = units(page)
+    master = by_text(us, "no longer be sent")
+    assert (master.start_line, master.end_line) == (3, 5) and master.text.startswith("**1) Master crashes** Messages"), master
+    assert by_text(us, "no impact on sending").text.startswith("**2) Some slave crash** There")
+    assert by_text(us, "不能再发送").text.startswith("**1）Master节点崩溃** 消息")
+    assert not any(u.text in ("1) Master crashes", "**1) Master crashes**") for u in us), "the case line is not a unit of its own"
+    assert by_text(us, "Then wait").start_line == 21, "a numbered sentence (it ends in a full stop) labels nothing"
+
+
 MDBOOK = """## Installing Binaries
 
 <a id="installing-binaries-from-cratesio"></a>
