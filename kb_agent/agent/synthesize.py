@@ -384,7 +384,8 @@ _STEP = re.compile(r"(?:^|[.!?。！？:：]\s*)(?:\d+[.)]\s*)?(?:check|run|set|
                    r"uninstall|remove|delete|create|enable|disable|increase|decrease|reduce|raise|lower|update|upgrade|configure|go to|"
                    r"click|select|follow|wait|try|scale|drain|cordon|inspect|review|look|call|pass|put|write|change|switch|move|copy|"
                    r"stop|start|kill|mount|apply|rollback|roll back|export|import|replace|rename|type|press|contact)\b|"
-                   r"^(?:请|先|首先|然后|再)?(?:检查|运行|执行|设置|使用|打开|重启|修改|添加|删除|安装|创建|启用|关闭|配置|确认|确保)", re.I | re.M)
+                   r"(?:^|[。！？：；]\s*|\*\*\s*)(?:\d+[.)）、]\s*|[（(]\d+[)）]\s*)?(?:请|先|首先|然后|再)?"
+                   r"(?:检查|运行|执行|设置|使用|打开|重启|修改|添加|删除|安装|创建|启用|关闭|配置|确认|确保)", re.I | re.M)
 
 
 def code_gap(question: str, chosen: Sequence[ScoredUnit]) -> tuple[str, ...]:

@@ -423,6 +423,21 @@ def test_a_question_about_how_a_thing_is_or_came_to_be_asks_for_no_steps() -> No
         assert code_gap(q, prose) == ("a command or code",), q
 
 
+def test_a_numbered_chinese_step_shows_how() -> None:
+    """An FAQ answers "如何找到失败的消息？" by numbered steps in words ("1）使用按时间的主题查询…", "（2）检查…", "3、重启…"),
+    under the question set in bold: each is a step, as an English "1) Check …" is; a sentence merely using the
+    verb is not."""
+    from kb_agent.agent.units import AnswerUnit
+
+    def unit(text: str) -> list[ScoredUnit]:
+        return [ScoredUnit(1.0, 0.5, 0.8, AnswerUnit("faq.md", 1, 1, "paragraph", text, "", text))]
+
+    q = "消费失败以后怎么找到失败的那条消息？"
+    for text in ("**当消费失败的时候如何找到失败的消息？** 1）使用按时间的主题查询，可以查询到一段时间内的消息。", "（2）检查消费日志。", "3、重启消费者。"):
+        assert code_gap(q, unit(text)) == (), text
+    assert code_gap(q, unit("这是我们使用消息队列的原因。")) == ("a command or code",)
+
+
 def test_a_coined_chinese_term_the_kb_never_writes_is_not_answered_about(tmp_path: Path) -> None:
     """"Kubernetes 自动扩缩容怎么配置？" over deployment pages that mention Kubernetes: jieba's HMM glues
     扩缩容 (no dictionary word, so not a term of art), and no file writes it or any two of its characters
