@@ -69,6 +69,15 @@ SET_CORPORA = {
     # devhints.io reference cheat sheets (English; headings over indented code with `# what it does` comments)
     "cheats_dev2": ("cheats_dev2.jsonl", "/work/evaldata/cheats"),
     "devhints": ("devhints.jsonl", "/work/evaldata/devhints"),
+    # session 16, all dev: six small sets over six more shapes, written on first reading each corpus (a shell's book in
+    # English + zh-CN, a FAQ + guide beside a Chinese style guide, a bash how-to README beside a k8s step-by-step guide,
+    # a Java tool's Chinese + English command pages, a Chinese + English FAQ/operations set, one long FAQ README + zh-CN)
+    "s16_nushell": ("s16_nushell.jsonl", "/work/evaldata/s16/nu"),
+    "s16_ripgrep_style": ("s16_ripgrep_style.jsonl", "/work/evaldata/s16/mix"),
+    "s16_bash_k8s": ("s16_bash_k8s.jsonl", "/work/evaldata/s16/bb"),
+    "s16_arthas": ("s16_arthas.jsonl", "/work/evaldata/s16/arthas"),
+    "s16_rocketmq": ("s16_rocketmq.jsonl", "/work/evaldata/s16/rmq"),
+    "s16_flightrules": ("s16_flightrules.jsonl", "/work/evaldata/s16/gfr"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

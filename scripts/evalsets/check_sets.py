@@ -36,6 +36,13 @@ CORPORA = {
     "mkvue.jsonl": Path("/work/evaldata/x"),
     "cheats_dev2.jsonl": Path("/work/evaldata/cheats"),
     "devhints.jsonl": Path("/work/evaldata/devhints"),
+    # session 16: six small dev sets over six more corpora (scripts/evalsets/README.md)
+    "s16_nushell.jsonl": Path("/work/evaldata/s16/nu"),
+    "s16_ripgrep_style.jsonl": Path("/work/evaldata/s16/mix"),
+    "s16_bash_k8s.jsonl": Path("/work/evaldata/s16/bb"),
+    "s16_arthas.jsonl": Path("/work/evaldata/s16/arthas"),
+    "s16_rocketmq.jsonl": Path("/work/evaldata/s16/rmq"),
+    "s16_flightrules.jsonl": Path("/work/evaldata/s16/gfr"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
