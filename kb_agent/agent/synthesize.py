@@ -143,6 +143,7 @@ def rank_units(
     changes_asked = bool(_ASKS_CHANGES.search(question)) or mention_target(question) is not None
     # the names a reference page would be filed under (`find`, `TargetDown`; not a capitalised word, `Generator`)
     page_names = {w.lower() for w in question_names(question, exact_terms) if not has_cjk(w) and not _CAPITALISED.fullmatch(w)}
+    item_paths = {item.path for item, _g in items}
     for item, grade in items:
         if _CHANGELOG.search(item.path) and not changes_asked:
             continue
@@ -168,7 +169,7 @@ def rank_units(
             score = lex * (cov + body_cov) + 0.3 * grade + exact + code + lead - short
             if page_names and page_name(unit.path).lower() in page_names:
                 score += PAGE_BONUS
-            if not unit.code and len(unit.text) <= POINTER_MAX_CHARS and _POINTER.search(unit.text):
+            if not unit.code and len(unit.text) <= POINTER_MAX_CHARS and (_POINTER.search(unit.text) or _links_to(unit, item_paths)):
                 score *= POINTER_FACTOR
             key = (unit.path, unit.start_line, unit.end_line)
             if key not in best or best[key].score < score:
@@ -179,6 +180,21 @@ def rank_units(
         ranked = [s if _unit_language(s.unit) in (q_lang, "other") else ScoredUnit(s.score * OTHER_LANGUAGE_FACTOR, s.body_cov, s.grade, s.unit) for s in ranked]
     ranked.sort(key=lambda s: (-s.score, s.unit.path, s.unit.start_line))
     return ranked
+
+
+_MD_LINK = re.compile(r"\]\(\s*<?([^)<>\s#]+\.md)(?:#[^)\s]*)?>?(?:\s+\"[^\"]*\")?\s*\)")
+
+
+def _links_to(unit: AnswerUnit, paths: set[str]) -> bool:
+    """Does the unit link to another page among `paths` (an index line "[OPS-2051](incidents/…md) — expired
+    certificate" when the incident page itself was found)? Then it points to where the answer is."""
+    import posixpath
+
+    for m in _MD_LINK.finditer(unit.quote):
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(unit.path), m.group(1)))
+        if target != unit.path and target in paths:
+            return True
+    return False
 
 
 def _unit_language(unit: AnswerUnit) -> Lang:
@@ -384,7 +400,7 @@ _STEP = re.compile(r"(?:^|[.!?。！？:：]\s*)(?:\d+[.)]\s*)?(?:check|run|set|
                    r"uninstall|remove|delete|create|enable|disable|increase|decrease|reduce|raise|lower|update|upgrade|configure|go to|"
                    r"click|select|follow|wait|try|scale|drain|cordon|inspect|review|look|call|pass|put|write|change|switch|move|copy|"
                    r"stop|start|kill|mount|apply|rollback|roll back|export|import|replace|rename|type|press|contact)\b|"
-                   r"(?:^|[。！？：；]\s*|\*\*\s*)(?:\d+[.)）、]\s*|[（(]\d+[)）]\s*)?(?:请|先|首先|然后|再)?"
+                   r"(?:^|[。！？：；]\s*|\*\*\s*(?=\d|[（(]))(?:\d+[.)）、]\s*|[（(]\d+[)）]\s*)?(?:请|先|首先|然后|再)?"
                    r"(?:检查|运行|执行|设置|使用|打开|重启|修改|添加|删除|安装|创建|启用|关闭|配置|确认|确保)", re.I | re.M)
 
 

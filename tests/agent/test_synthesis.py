@@ -703,3 +703,19 @@ def test_words_the_kb_cannot_weigh_leave_the_passage_found_by_meaning_to_decide(
     assert "app.provide(" in ranked[0].unit.code, [(s.unit.path, round(s.score, 3)) for s in ranked]
     ranked = rank_units("Vue: provide and inject?", items, UnitCache(tmp_path), term_weights=weights)
     assert ranked[0].unit.path == "intro.md", "a question the KB can read is matched by its words first"
+
+
+def test_an_index_line_linking_to_a_page_that_was_found_gives_way_to_the_page(tmp_path: Path) -> None:
+    """README's "[OPS-2051](incidents/ops-2051.md) — expired TLS certificate" names the incident as the question does,
+    but only points to the page that says what happened; when that page was found too, its lines come first."""
+    from kb_agent.agent.synthesize import rank_units
+
+    write(tmp_path, "README.md", "# Northwind\n\n## Incidents\n\n- [OPS-2051](incidents/ops-2051.md) — expired TLS certificate on search-gateway\n")
+    write(tmp_path, "incidents/ops-2051.md", "# OPS-2051: Expired TLS certificate\n\n## Root cause\n\n"
+          "The root cause was an expired TLS certificate on `search-gateway`: cert-manager had stopped renewing it.\n")
+    readme = (evidence_from(tmp_path, "README.md", 1, 5, score=0.9, tool="grep"), 0.9)
+    page = (evidence_from(tmp_path, "incidents/ops-2051.md", 1, 6, score=0.8, tool="grep"), 0.9)
+    ranked = rank_units("What caused the OPS-2051 outage?", [readme, page], UnitCache(tmp_path))
+    assert ranked[0].unit.path == "incidents/ops-2051.md", [(s.unit.path, round(s.score, 3)) for s in ranked]
+    alone = rank_units("What caused the OPS-2051 outage?", [readme], UnitCache(tmp_path))
+    assert alone[0].unit.path == "README.md" and alone[0].score > ranked[-1].score, "without the page, the index line is the evidence"
