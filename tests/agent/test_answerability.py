@@ -436,6 +436,7 @@ def test_a_numbered_chinese_step_shows_how() -> None:
     for text in ("**当消费失败的时候如何找到失败的消息？** 1）使用按时间的主题查询，可以查询到一段时间内的消息。", "（2）检查消费日志。", "3、重启消费者。"):
         assert code_gap(q, unit(text)) == (), text
     assert code_gap(q, unit("这是我们使用消息队列的原因。")) == ("a command or code",)
+    assert code_gap(q, unit("**使用 scopes 的高级用法**: OAuth2 支持作用域。")) == ("a command or code",), "a bold label opening with a verb is no step"
 
 
 def test_a_coined_chinese_term_the_kb_never_writes_is_not_answered_about(tmp_path: Path) -> None:
