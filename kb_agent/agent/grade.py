@@ -133,8 +133,40 @@ def deterministic_scores(
     """
     terms = question_terms(question, term_weights)
     weights = term_weights(terms) if terms else {}
+    # an everyday word the KB never writes ("by accident") is how the question is put, when the words it does write
+    # are more and one passage holds them all
+    weights = {**weights, **dict.fromkeys(manner_words(question, terms, weights, items), 0.0)}
     unknown = unknown_terms(weights)
     return [score_features(item_features(terms, weights, exact_terms, it, i, unknown)) for i, it in enumerate(items)]
+
+
+_LOWER_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z][a-z]*(?:'[a-z]+)?(?![\w\-/]|\.\w)")
+
+
+def manner_words(question: str, terms: Sequence[str], weights: dict[str, float], items: Sequence[Evidence]) -> set[str]:
+    """The terms of an English question the KB never writes that are only how it is put: everyday English words in
+    lower case ("by accident", "throw away"), fewer than its terms the KB writes, all of which one passage holds ("I
+    staged a file by accident. How do I unstage it?" over "I want to unstage a specific staged file"). An unseen
+    word stays evidence that the question is about something the KB lacks otherwise: a name (`chronyc`, `LFS`), or
+    a question that is mostly unseen words ("bring up all services with docker compose" over cheat sheets without
+    Docker)."""
+    unseen = [t for t in terms if weights.get(t) == UNKNOWN_TERM_WEIGHT and not has_cjk(t)]
+    if not unseen or has_cjk(question):
+        return set()
+    from kb_agent.index.glosses import is_english_word
+
+    words = [(w, tokenize(w)) for w in _LOWER_WORD.findall(question)]
+    manner = set()
+    for t in unseen:
+        surfaces = [w for w, toks in words if t in toks]
+        if surfaces and all(w.islower() and is_english_word(w) for w in surfaces):
+            manner.add(t)
+    rest = [t for t in terms if 0.0 < weights.get(t, 0.0) < UNKNOWN_TERM_WEIGHT]
+    if not manner or len(manner) >= len(rest):
+        return set()
+    if any(set(rest) <= matching_terms(rest, " ".join((it.text, *it.heading_path))) for it in items):
+        return manner
+    return set()
 
 
 # words every Chinese text uses: a KB without any of them has no Chinese, and a Chinese question's words

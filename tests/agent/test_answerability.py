@@ -519,3 +519,24 @@ def test_an_everyday_locution_is_not_the_thing_a_question_is_about(tmp_path: Pat
     assert focus_terms(q, weights) == []  # type: ignore[arg-type]
     draft = extractive_answer(q, items, UnitCache(tmp_path), term_weights=weights)  # type: ignore[arg-type]
     assert "wget -c" in draft.body and "git blame" not in draft.body and not draft.uncovered, draft.body
+
+
+def test_an_everyday_word_the_kb_never_writes_is_how_the_question_is_put(tmp_path: Path) -> None:
+    """"I staged a file by accident. How do I unstage it?" over an FAQ that never writes "accident": the page
+    that unstages a staged file answers. A name the KB never writes (`LFS`), or a question made mostly of words
+    the KB never writes, is still not found."""
+    from kb_agent.agent.grade import deterministic_scores
+
+    write(tmp_path, "faq.md", "# Git flight rules\n\n## I want to unstage a specific staged file\n\nTo unstage a file that was staged:\n\n"
+          "```sh\n$ git reset -- <filename>\n```\n\n## I want to delete a tag\n\n```sh\n$ git tag -d <tag_name>\n```\n")
+    write(tmp_path, "more.md", "# More\n\n## Tags\n\nA tag names a commit. Pushing a tag shares it with the remote.\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        items = [evidence_from(tmp_path, "faq.md", 3, 10, score=0.9, tool="vector")]
+
+        def score(q: str) -> float:
+            return deterministic_scores(q, items, exact_terms=find_exact_terms(q), term_weights=weights)[0]  # type: ignore[arg-type]
+
+        assert weights(["accid"])["accid"] == UNKNOWN_TERM_WEIGHT, "premise: the KB never writes it"  # type: ignore[operator]
+        assert score("I staged a file by accident. How do I unstage it?") >= 0.5
+        assert score("How do I unstage a file with Git LFS?") < 0.5, "a name the KB never writes is the topic"
+        assert score("How do I bring up all services with docker compose?") < 0.5, "mostly words the KB never writes"
