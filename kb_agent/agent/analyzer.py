@@ -44,6 +44,9 @@ _EXACT_PATTERNS = [
     # Chinese word before it stays out), the file name up to its extension (so one after it does too)
     re.compile(rf"(?<![{_L}])(?:\.{{0,2}}/)?[{_L}.-]+/(?:[\w.-]+/)*(?:[\w.-]*?\.[A-Za-z0-9]+(?![A-Za-z0-9]|\.[A-Za-z0-9])|[{_L}.-]+)"),
     re.compile(rf"(?<![{_L}-])--[a-z][a-z0-9-]+"),  # CLI flags: --set
+    # a one-dash option typed with a capital (-Xmx, -XX:+UseG1GC, -Dfile.encoding=UTF-8, -Werror): a literal flag; not
+    # lower-case letters (-xzf, -rf), which a page may bundle another way (-zxvf)
+    re.compile(rf"(?<![{_L}-])-(?=[A-Za-z0-9]*[A-Z])[A-Za-z][A-Za-z0-9]+(?:[:=][^\s，。？、]+)?"),
 ]
 # an operator the question names by itself (`??`, `||`, `&&`, `=>`, `?.`, `>>`): two to four operator
 # characters with no word or other operator character on either side, not `?`, `!` and `.` ending the

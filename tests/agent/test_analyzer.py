@@ -54,6 +54,10 @@ def test_exact_terms_in_order() -> None:
 
 def test_leading_dash_flag_is_an_exact_term() -> None:
     assert "--set" in find_exact_terms("How do I use --set flags?")
+    assert find_exact_terms("arthas 怎么在运行时把 JVM 的最大堆内存 -Xmx 调大？") == ["-Xmx"]
+    assert find_exact_terms("What does -XX:+UseG1GC change?") == ["-XX:+UseG1GC"]
+    assert find_exact_terms("tar -xzf or tar -zxvf, and rm -rf?") == [], "lower-case bundles are written many ways"
+    assert find_exact_terms("a re-run of the x-ray") == []
 
 
 def test_an_operator_named_by_itself_is_an_exact_term() -> None:
