@@ -182,19 +182,22 @@ def rank_units(
     return ranked
 
 
+# a line that opens with a link, after any list marker or emphasis: "- [OPS-2051](…)", "* **[ADR 0005](…)**"
+_LEADING_LINK = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\*\*|__)?\[")
 _MD_LINK = re.compile(r"\]\(\s*<?([^)<>\s#]+\.md)(?:#[^)\s]*)?>?(?:\s+\"[^\"]*\")?\s*\)")
 
 
 def _links_to(unit: AnswerUnit, paths: set[str]) -> bool:
-    """Does the unit link to another page among `paths` (an index line "[OPS-2051](incidents/…md) — expired
-    certificate" when the incident page itself was found)? Then it points to where the answer is."""
+    """Is the unit an index entry for another page among `paths` (a line that opens with the link: "[OPS-2051](incidents/…md)
+    — expired certificate", when the incident page itself was found)? Then it points to where the answer is. A
+    sentence that says something and cites a page on the way ("The last failover was on … ([OPS-1234](…))") is not."""
     import posixpath
 
-    for m in _MD_LINK.finditer(unit.quote):
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(unit.path), m.group(1)))
-        if target != unit.path and target in paths:
-            return True
-    return False
+    m = _MD_LINK.search(unit.quote)
+    if m is None or not _LEADING_LINK.match(unit.quote[: m.end()]):
+        return False
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(unit.path), m.group(1)))
+    return target != unit.path and target in paths
 
 
 def _unit_language(unit: AnswerUnit) -> Lang:

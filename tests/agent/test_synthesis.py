@@ -719,3 +719,17 @@ def test_an_index_line_linking_to_a_page_that_was_found_gives_way_to_the_page(tm
     assert ranked[0].unit.path == "incidents/ops-2051.md", [(s.unit.path, round(s.score, 3)) for s in ranked]
     alone = rank_units("What caused the OPS-2051 outage?", [readme], UnitCache(tmp_path))
     assert alone[0].unit.path == "README.md" and alone[0].score > ranked[-1].score, "without the page, the index line is the evidence"
+
+
+def test_a_sentence_that_cites_a_page_on_the_way_is_no_index_line() -> None:
+    from kb_agent.agent.synthesize import _links_to
+    from kb_agent.agent.units import AnswerUnit
+
+    def unit(text: str) -> AnswerUnit:
+        return AnswerUnit("runbooks/redis.md", 53, 53, "paragraph", text, "", text)
+
+    found = {"incidents/ops-1234.md", "runbooks/redis.md"}
+    assert _links_to(unit("- [OPS-1234](../incidents/ops-1234.md) — stale cache after a failover"), found)
+    assert _links_to(unit("* **[OPS-1234](../incidents/ops-1234.md)**: stale cache"), found)
+    assert not _links_to(unit("The last unplanned failover was [OPS-1234](../incidents/ops-1234.md), on 2025-08-14."), found)
+    assert not _links_to(unit("- [Deploy](../runbooks/deploy.md) — how to deploy"), found), "a page that was not found"
