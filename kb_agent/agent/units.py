@@ -533,16 +533,17 @@ def _labels(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wra
     if _DEFINITION_LINE.match(lines[c.start - 1]):  # a term over its definition (`social.icon` / blank / `:   This property …`)
         return len(text) <= LABEL_MAX_CHARS and c.start > b.end + 1 and not any(lines[k - 1].strip() for k in range(b.end + 1, c.start))
     m = _BOLD_LINE.match(text)
-    if m is None and _ENUM_LABEL.match(text) and len(text) <= ENUM_LABEL_MAX_CHARS:
-        pass  # "1) Master crashes" / "2）一些 Slave 节点崩溃" over the paragraph that says what then happens
-    elif m is None or len(text) > LABEL_MAX_CHARS or "**" in m.group(2) or "__" in m.group(2):
+    # "1) Master crashes" / "2）一些Slave节点崩溃" over the paragraph that says what then happens
+    enumerated = m is None and _ENUM_LABEL.match(text) is not None and len(text) <= ENUM_LABEL_MAX_CHARS
+    if not enumerated and (m is None or len(text) > LABEL_MAX_CHARS or "**" in m.group(2) or "__" in m.group(2)):
         return False
     if any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(b.end + 1, c.start)):
         return False
     if c.parent >= 0 and blocks[c.parent].kind == "list_item" and blocks[c.parent].start == c.start:
         return False
     nxt_text = " ".join(_prose_lines(lines, blocks, c)).strip()
-    return _BOLD_LINE.match(nxt_text) is None and not is_boilerplate(nxt_text)
+    # a case line over the next case line ("1) Install" / "2) Configure") is a list written as paragraphs
+    return _BOLD_LINE.match(nxt_text) is None and not (enumerated and _ENUM_LABEL.match(nxt_text)) and not is_boilerplate(nxt_text)
 
 
 def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:

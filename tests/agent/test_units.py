@@ -409,7 +409,8 @@ def test_a_numbered_case_line_heads_the_paragraph_that_answers_for_that_case() -
     page = ("### 3. What is the impact of a broker crash.\n\n&#8195;1) Master crashes\n\nMessages can no longer be sent to this "
             "broker set.\n\n&#8195;2) Some slave crash\n\nThere is no impact on sending messages.\n\n"
             "## 影响\n\n1）Master节点崩溃\n\n消息不能再发送到该Broker集群。\n\n"
-            "Run these steps in order:\n\n1) Stop the broker.\n\nThen wait.\n")
+            "Run these steps in order:\n\n1) Stop the broker.\n\nThen wait.\n\n"
+            "## 安装\n\n1）安装\n\n2）配置\n\n两步都只做一次。\n")
     us = units(page)
     master = by_text(us, "no longer be sent")
     assert (master.start_line, master.end_line) == (3, 5) and master.text.startswith("**1) Master crashes** Messages"), master
@@ -417,6 +418,8 @@ def test_a_numbered_case_line_heads_the_paragraph_that_answers_for_that_case() -
     assert by_text(us, "不能再发送").text.startswith("**1）Master节点崩溃** 消息")
     assert not any(u.text in ("1) Master crashes", "**1) Master crashes**") for u in us), "the case line is not a unit of its own"
     assert by_text(us, "Then wait").start_line == 21, "a numbered sentence (it ends in a full stop) labels nothing"
+    assert by_text(us, "1）安装").text.endswith(": 1）安装"), "a case line over the next one is a list written as paragraphs"
+    assert by_text(us, "只做一次").text == "**2）配置** 两步都只做一次。", "the last case line labels what follows it"
 
 
 MDBOOK = """## Installing Binaries
