@@ -4,6 +4,7 @@ model's sources (the same units), and word the 'not in the knowledge base' reply
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -191,8 +192,6 @@ def _links_to(unit: AnswerUnit, paths: set[str]) -> bool:
     """Is the unit an index entry for another page among `paths` (a line that opens with the link: "[OPS-2051](incidents/…md)
     — expired certificate", when the incident page itself was found)? Then it points to where the answer is. A
     sentence that says something and cites a page on the way ("The last failover was on … ([OPS-1234](…))") is not."""
-    import posixpath
-
     m = _MD_LINK.search(unit.quote)
     if m is None or not _LEADING_LINK.match(unit.quote[: m.end()]):
         return False
@@ -620,7 +619,8 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
         queues = [_subject_queue(ranked, subjects, subject, terms) for subject in subjects]
         for queue in queues:
             _take(chosen, queue, share, cache)
-        add_contrast()
+        if not headed:
+            add_contrast()
         while len(chosen) < MAX_UNITS and any(_take(chosen, queue, 1, cache) for queue in queues):
             pass  # slots left: the subjects take turns
     if relevant:

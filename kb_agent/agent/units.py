@@ -518,7 +518,8 @@ _COMMENT = re.compile(r"^(#(?!!)|//|--\s|;|rem\s)", re.I)
 LABEL_MAX_CHARS = 80
 # a numbered case line (`1) Master crashes`, `2）一些Slave节点崩溃`, `(3) All slaves crash`): a short label that ends in
 # no sentence punctuation, over the paragraph that answers for that case
-_ENUM_LABEL = re.compile(r"^(?:&#8195;|&emsp;|&nbsp;|&#160;|[\u2003\u00a0\s])*(?:\d{1,2}|[a-z])[)）]\s*[^\s.。:：;；,，!！?？]+(?:\s+[^\s.。:：;；,，!！?？]+){0,5}$|^(?:&#8195;|&emsp;|&nbsp;|&#160;|[\u2003\u00a0\s])*[(（]\d{1,2}[)）]\s*[^\s.。:：;；,，!！?？]+(?:\s+[^\s.。:：;；,，!！?？]+){0,5}$")
+# (matched once character references are decoded: an FAQ may indent the line with `&#8195;`)
+_ENUM_LABEL = re.compile(r"^\s*(?:(?:\d{1,2}|[a-z])[)）]|[(（]\d{1,2}[)）])\s*[^\s.。:：;；,，!！?？]+(?:\s+[^\s.。:：;；,，!！?？]+){0,5}$")
 ENUM_LABEL_MAX_CHARS = 40
 _BOLD_LINE = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*[:：]?$")
 
@@ -534,7 +535,8 @@ def _labels(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wra
         return len(text) <= LABEL_MAX_CHARS and c.start > b.end + 1 and not any(lines[k - 1].strip() for k in range(b.end + 1, c.start))
     m = _BOLD_LINE.match(text)
     # "1) Master crashes" / "2）一些Slave节点崩溃" over the paragraph that says what then happens
-    enumerated = m is None and _ENUM_LABEL.match(text) is not None and len(text) <= ENUM_LABEL_MAX_CHARS
+    shown = decode_references(text).strip()
+    enumerated = m is None and _ENUM_LABEL.match(shown) is not None and len(shown) <= ENUM_LABEL_MAX_CHARS
     if not enumerated and (m is None or len(text) > LABEL_MAX_CHARS or "**" in m.group(2) or "__" in m.group(2)):
         return False
     if any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(b.end + 1, c.start)):
@@ -543,7 +545,7 @@ def _labels(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wra
         return False
     nxt_text = " ".join(_prose_lines(lines, blocks, c)).strip()
     # a case line over the next case line ("1) Install" / "2) Configure") is a list written as paragraphs
-    return _BOLD_LINE.match(nxt_text) is None and not (enumerated and _ENUM_LABEL.match(nxt_text)) and not is_boilerplate(nxt_text)
+    return _BOLD_LINE.match(nxt_text) is None and not (enumerated and _ENUM_LABEL.match(decode_references(nxt_text).strip())) and not is_boilerplate(nxt_text)
 
 
 def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:

@@ -231,7 +231,8 @@ _IRREGULAR = frozenset("""
 """.split())
 
 
-# the past forms of irregular verbs, by the verb a gloss writes: a page writes "Hidden files … are searched" where
+# the past forms of irregular verbs, by the verb a gloss writes (unlike _IRREGULAR above, which only tells that a
+# word is English, this maps a verb to its forms and leaves out the ambiguous ones): a page writes "Hidden files … are searched" where
 # 隐藏 glosses as "hide", and the stemmer never joins hidden to hide. Forms that are other words as well (left,
 # found, saw, lay, fell, shot, bound, wound, rose …) are left out: "the left column" does not mean "leave".
 _PAST_FORMS = {
