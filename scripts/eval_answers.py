@@ -78,6 +78,13 @@ SET_CORPORA = {
     "s16_arthas": ("s16_arthas.jsonl", "/work/evaldata/s16/arthas"),
     "s16_rocketmq": ("s16_rocketmq.jsonl", "/work/evaldata/s16/rmq"),
     "s16_flightrules": ("s16_flightrules.jsonl", "/work/evaldata/s16/gfr"),
+    # session 17: four more shapes, each set written by someone who never ran kb on it, and first run on the code as it
+    # was (that run is the held-out number); dev afterwards. etcd's English operations guide, a Chinese Docker book,
+    # three CLI tools' long READMEs (one with a Chinese translation), Kubernetes task pages in en + zh-cn twins
+    "s17_etcdops": ("s17_etcdops.jsonl", "/work/evaldata/s17/etcdops"),
+    "s17_dockerzh": ("s17_dockerzh.jsonl", "/work/evaldata/s17/dockerzh"),
+    "s17_clireadme": ("s17_clireadme.jsonl", "/work/evaldata/s17/clireadme"),
+    "s17_k8stasks": ("s17_k8stasks.jsonl", "/work/evaldata/s17/k8stasks"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

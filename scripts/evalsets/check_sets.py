@@ -43,6 +43,10 @@ CORPORA = {
     "s16_arthas.jsonl": Path("/work/evaldata/s16/arthas"),
     "s16_rocketmq.jsonl": Path("/work/evaldata/s16/rmq"),
     "s16_flightrules.jsonl": Path("/work/evaldata/s16/gfr"),
+    "s17_etcdops.jsonl": Path("/work/evaldata/s17/etcdops"),
+    "s17_dockerzh.jsonl": Path("/work/evaldata/s17/dockerzh"),
+    "s17_clireadme.jsonl": Path("/work/evaldata/s17/clireadme"),
+    "s17_k8stasks.jsonl": Path("/work/evaldata/s17/k8stasks"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
