@@ -212,8 +212,15 @@ def glosses(word: str) -> tuple[str, ...]:
 
 
 def lookup(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """glosses() of many Chinese words (other words are left out)."""
-    return _dict().get(w for w in words if w and _CJK_WORD.fullmatch(w))
+    """glosses() of many Chinese words (other words are left out): a word's computing sense first
+    (index/tech_glosses.py: 集群 "cluster"), then CC-CEDICT's senses."""
+    from kb_agent.index.tech_glosses import TECH_GLOSSES
+
+    found = _dict().get(w for w in words if w and _CJK_WORD.fullmatch(w))
+    for w, senses in found.items():
+        if tech := TECH_GLOSSES.get(w):
+            found[w] = tuple(dict.fromkeys((*tech, *senses)))[: max(GLOSSES_PER_WORD, len(tech))]
+    return found
 
 
 # endings an English word takes (diagnosing → diagnose, migrated → migrate, proxies → proxy)
