@@ -198,10 +198,17 @@ def is_term_of_art(term: str) -> bool:
 _HAN_ONLY = re.compile(r"[\u4e00-\u9fff]+")
 
 
+# a verb with a potential complement (删不掉 "cannot delete", 装得上, 连不上): jieba's HMM glues it into one word, but it
+# is how a question is put, not a coined name
+_POTENTIAL_COMPLEMENT = re.compile(r"[\u4e00-\u9fff][不得][\u4e00-\u9fff]{1,2}")
+
+
 def is_new_word(term: str) -> bool:
     """A Chinese word jieba's HMM put together from characters its dictionary does not pair (扩缩容,
-    徐梦桃): a coined term or a name, at least CJK_NAME_MIN_CHARS long, named as a name is in English."""
-    return len(term) >= CJK_NAME_MIN_CHARS and _HAN_ONLY.fullmatch(term) is not None and not is_dictionary_word(term)
+    徐梦桃): a coined term or a name, at least CJK_NAME_MIN_CHARS long, named as a name is in English —
+    not a verb with a potential complement (删不掉)."""
+    return (len(term) >= CJK_NAME_MIN_CHARS and _HAN_ONLY.fullmatch(term) is not None and not is_dictionary_word(term)
+            and _POTENTIAL_COMPLEMENT.fullmatch(term) is None)
 
 
 # jieba's noun tags: a two-character dictionary word tagged so names a thing (灰度, 链路, 助手)
@@ -345,16 +352,21 @@ class IdfWeights:
     def __call__(self, terms: Sequence[str]) -> dict[str, float]:
         df = self._df(terms)
         out: dict[str, float] = {}
+        # a question wholly in Chinese over English pages shares no word with them as written: its words weigh what
+        # their English glosses weigh, or nothing would (with a Latin name in it, the question is judged by its names)
+        glossed = self._kb_has_chinese() or all(has_cjk(t) for t in terms)
         for t in terms:
             if df.get(t):
                 out[t] = min(bm25_idf(self._n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and self._kb_has_chinese() and (gloss_df := self._gloss_df(t)):
+            elif has_cjk(t) and glossed and (gloss_df := self._gloss_df(t)):
                 # a KB in both languages writes the term only in English (删除 → "delete"): it weighs what
                 # its translation weighs, so the English page competes with the Chinese ones on all the
                 # question's words (in an English-only KB every Chinese term weighs 0, as before: the
                 # question is judged by the names it shares with the pages, glosses being too loose alone)
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and self._kb_has_chinese() and self._absent_thing(t):
+            elif has_cjk(t) and (self._kb_has_chinese() and self._absent_thing(t) or glossed and is_term_of_art(t)):
+                # in an English-only KB only a term of art (防火墙) whose glosses no page writes is absent: a two-character
+                # word's glosses are too loose a translation to tell (整理 "arrange" for a page's "defragment")
                 out[t] = UNKNOWN_TERM_WEIGHT
             elif has_cjk(t) and (not self._kb_has_chinese() or self._written(t) or not is_term_of_art(t)):
                 out[t] = 0.0

@@ -148,8 +148,56 @@ def test_a_chinese_term_a_mixed_kb_writes_only_in_english_weighs_what_its_gloss_
     assert w["远程"] == bm25_idf(100, 2) and w["删除"] == bm25_idf(100, 3)
     assert w["挂起"] == 0.0, "no gloss of it is written: an everyday verb, no evidence either way"
     assert w["悬空"] == UNKNOWN_TERM_WEIGHT, "a noun (jieba's tag n) no file writes, in either language: the thing is absent"
-    only_english = idf_weights(lambda ts: {t: english[t] for t in ts if t in english}, 100, literal_files=lambda t: 0)(["删除", "远程"])
-    assert only_english == {"删除": 0.0, "远程": 0.0}, "an English-only KB judges a Chinese question by the names it shares"
+    only_english = idf_weights(lambda ts: {t: english[t] for t in ts if t in english}, 100, literal_files=lambda t: 0)
+    assert only_english(["git", "删除", "远程"]) == {"git": UNKNOWN_TERM_WEIGHT, "删除": 0.0, "远程": 0.0}, (
+        "an English-only KB judges a Chinese question with a Latin name by the names it shares")
+    assert only_english(["删除", "远程"]) == {"删除": bm25_idf(100, 3), "远程": bm25_idf(100, 2)}, (
+        "a question wholly in Chinese is judged by its words' English glosses: else no word of it weighs anything")
+
+
+ETCD_MAINTENANCE = """# Maintenance
+
+## Defragmentation
+
+After compacting the keyspace, the backend database may exhibit internal fragmentation. Defragmentation
+releases the free space back to the file system.
+
+Defragmentation is issued on a per-member basis. To defragment every member of the cluster at once, run:
+
+```sh
+etcdctl defrag --cluster
+```
+
+## Space quota
+
+The default storage size limit is 2 GB, configurable with the `--quota-backend-bytes` flag.
+"""
+ETCD_TUNING = """# Tuning
+
+## Time parameters
+
+The heartbeat interval is the frequency with which the leader notifies followers that it is still the leader.
+By default, etcd uses a `100ms` heartbeat interval.
+
+The election timeout is how long a follower waits without hearing a heartbeat before it tries to become the
+leader. By default, etcd uses a `1000ms` election timeout.
+"""
+
+
+def test_a_question_wholly_in_chinese_is_answered_from_english_pages(tmp_path: Path) -> None:
+    files = {"op-guide/maintenance.md": ETCD_MAINTENANCE, "tuning.md": ETCD_TUNING}
+    answer = _ask(tmp_path, files, "怎么对集群所有成员做碎片整理？")
+    assert answer.found, answer.text
+    assert "etcdctl defrag --cluster" in answer.text, answer.text
+    assert not _ask(tmp_path / "2", files, "怎么给集群配置防火墙规则？").found, "what the pages never say stays not found"
+
+
+def test_a_word_of_computing_has_its_computing_sense_first() -> None:
+    assert glosses("集群")[0] == "cluster" and "clan" in glosses("集群"), "CC-CEDICT's senses follow"
+    assert glosses("镜像")[0] == "image" and "roll back" in glosses("回滚")
+    assert glosses("碎片整理")[0] == "defragment", "a word CC-CEDICT lacks"
+    assert glosses("删除")[0] == "delete", "a word with no entry keeps CC-CEDICT's glosses"
+    assert matching_terms(["集群", "成员"], "Add a member to the cluster") == {"集群", "成员"}
 
 
 def test_the_glosses_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path: Path, monkeypatch: object) -> None:
