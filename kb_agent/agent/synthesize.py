@@ -316,6 +316,8 @@ def extractive_answer(
             ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text) or page_name(s.unit.path).lower() in words] or ranked
         q_terms = question_terms(question, term_weights)
         chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache)
+        if not subjects:
+            chosen = _show_how(question, chosen, ranked)
     if not chosen:
         return Draft("", (), 0.0)
     shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
@@ -357,9 +359,20 @@ def focus_terms(question: str, term_weights: TermWeights, exact_terms: Sequence[
     """The terms an answer must mention one of: the question's rare named terms, rarest first."""
     terms = question_terms(question, term_weights)
     weights = term_weights(terms) if terms else {}
-    named = {t for w in question_names(question, exact_terms) for t in tokenize(w)}
+    named = {t for w in question_names(question, exact_terms) if not _english_compound(w) for t in tokenize(w)}
     rare = [t for t in terms if t in named and weights.get(t, 0.0) >= FOCUS_MIN_WEIGHT and not t.isdigit() and not _word_pair(t, term_weights)]
     return sorted(rare, key=lambda t: -weights[t])
+
+
+_COMPOUND = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})+")
+
+
+def _english_compound(term: str) -> bool:
+    """`one-liner`, `read-only`, `step-by-step`: everyday English words joined by hyphens, in lower case — how a
+    question is put, not a name the KB must write as typed (`kube-proxy`, `oh-my-zsh` have a part that is no word)."""
+    from kb_agent.index.glosses import is_english_word
+
+    return _COMPOUND.fullmatch(term) is not None and all(is_english_word(p) for p in term.split("-"))
 
 
 _PAIR = re.compile(r"[A-Za-z]{3,}/[A-Za-z]{3,}")
@@ -644,6 +657,30 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
                 covered |= holds[id(s)]
                 _add_next_step(chosen, s, cache)
     return _reading_order(chosen)
+
+
+# a unit that shows how (code) may take the place of one that only talks about the thing when it scores at least this
+# share of the answer's best unit
+SHOW_HOW_RELATIVE_MIN = 0.5
+
+
+def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit]) -> list[ScoredUnit]:
+    """An answer to "how do I …" that quotes no command, setting or code (code_gap) takes the best unit that shows
+    one (a fence or a command line, not a name in backticks) from a page it already quotes, in place of its weakest unit: the page that explains forcing a delete writes
+    the command under a sentence that shares fewer of the question's words ("请执行下面命令：" + the fence) than the
+    sentences that only talk about it. Nothing changes when no such unit scores SHOW_HOW_RELATIVE_MIN of the best."""
+    if not chosen or not code_gap(question, chosen):
+        return chosen
+    pages = {s.unit.path for s in chosen}
+    best = max(s.score for s in chosen)
+    show = next((s for s in ranked if s.unit.path in pages and s.body_cov > 0 and s.score >= SHOW_HOW_RELATIVE_MIN * best
+                 and s.unit.code and s not in chosen), None)
+    if show is None:
+        return chosen
+    out = list(chosen)
+    if sum(1 for c in out if not c.listed) >= MAX_UNITS:
+        out.remove(min(out, key=lambda c: c.score))
+    return _reading_order([*out, show])
 
 
 def _subject_queue(ranked: list[ScoredUnit], subjects: Sequence[str], subject: str, terms: Sequence[str] = ()) -> list[ScoredUnit]:

@@ -409,6 +409,46 @@ def test_a_how_to_question_answered_by_no_code_at_all_is_not_answered(tmp_path: 
         assert not draft("Does SQLModel wrap Alembic for migrations?").uncovered  # type: ignore[attr-defined]
 
 
+def test_a_how_to_answer_shows_the_command_its_page_writes_under_a_weaker_sentence(tmp_path: Path) -> None:
+    """"StatefulSet 的 Pod 一直删不掉，怎么强制删？": the sentences that share most of the question's words only talk
+    about forcing a delete; the command stands under a sentence that shares fewer ("请执行下面命令："). The answer
+    quotes that unit from the page it already quotes instead of finding no command and refusing."""
+    write(tmp_path, "force-delete.md", "# 强制删除 StatefulSet 的 Pod\n\n"
+          "在正常操作 StatefulSet 时，永远不需要强制删除 StatefulSet 管理的 Pod。\n\n"
+          "当你强制删除 StatefulSet 类型的 Pod 时，你要确保有问题的 Pod 不会再和 StatefulSet 管理的其他 Pod 通信。\n\n"
+          "如果要使用 kubectl 1.5 以上版本强制删除 Pod，请执行下面命令：\n\n"
+          "```shell\nkubectl delete pods <pod> --grace-period=0 --force\n```\n\n"
+          "请始终谨慎地执行强制删除 StatefulSet 类型的 Pod。\n")
+    for i in range(30):
+        write(tmp_path, f"page{i}.md", f"# 页面 {i}\n\nStatefulSet {i} 管理 Pod。\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        items = [(evidence_from(tmp_path, "force-delete.md", 1, 12, score=0.9, tool="vector"), 0.8)]
+        q = "StatefulSet 的 Pod 一直删不掉，怎么强制删？"
+        draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+        assert not draft.uncovered and "--grace-period=0 --force" in draft.body, (draft.uncovered, draft.body)
+
+
+def test_words_a_question_is_put_in_are_not_names_it_asks_about() -> None:
+    """`one-liner` (English words joined by hyphens) and 删不掉 (a verb with a potential complement, which jieba's
+    HMM glues into one word) say how a question is put: never "nothing found about 'one-liner'"."""
+    from kb_agent.agent.grade import is_new_word
+    from kb_agent.agent.synthesize import focus_gap
+
+    class Weights:
+        """A KB that never writes `one-liner`, `liner`, 删不掉."""
+
+        def __call__(self, terms: Sequence[str]) -> dict[str, float]:
+            return {t: UNKNOWN_TERM_WEIGHT if t in ("one-liner", "liner", "删不掉", "kube-proxi", "proxi") else 1.0 for t in terms}
+
+        def written(self, text: str) -> bool:
+            return text.lower() not in ("one-liner", "kube-proxy")
+
+    shown = ["Create the autoscaler: kubectl autoscale deployment php-apache --cpu-percent=50 --min=1 --max=10"]
+    assert focus_gap("one-liner to autoscale a deployment between 1 and 10 replicas?", shown, Weights()) == ()
+    assert focus_gap("How do I restart kube-proxy on a node?", shown, Weights()) != (), "a name with a part that is no word"
+    assert [is_new_word(w) for w in ("删不掉", "连不上", "扩缩容")] == [False, False, True]
+
+
 def test_a_question_about_how_a_thing_is_or_came_to_be_asks_for_no_steps() -> None:
     """怎么/如何/怎样 ask for steps only before what to do: "溢坝通常是怎么产生的？", "是一种怎样的铠甲？", "崇陵规模如何？" and
     "这个名字怎么来的？" ask how a thing is or came about, and a sentence answers them (cmrc2018: 7 such answers of the test
