@@ -518,7 +518,8 @@ def _never_written(name: str, term_weights: TermWeights) -> bool:
         return True
     if _package_name(name) and not written_in_kb(term_weights, name):
         return True
-    parts = [t for t in tokenize(name) if len(t) > 2 and not t.isdigit() and not has_cjk(t)]
+    # a part of one or two letters and digits (`I/O` is two letters however it is typed) is too short to say anything
+    parts = [t for t in tokenize(name) if sum(c.isalnum() for c in t) > 2 and not t.isdigit() and not has_cjk(t)]
     weights = term_weights(parts) if parts else {}
     return bool(parts) and all(weights.get(t, 0.0) >= UNKNOWN_TERM_WEIGHT for t in parts)
 

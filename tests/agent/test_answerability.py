@@ -435,17 +435,21 @@ def test_words_a_question_is_put_in_are_not_names_it_asks_about() -> None:
     from kb_agent.agent.synthesize import focus_gap
 
     class Weights:
-        """A KB that never writes `one-liner`, `liner`, 删不掉."""
+        """A KB that never writes `one-liner`, `liner`, 删不掉, `I/O`."""
 
         def __call__(self, terms: Sequence[str]) -> dict[str, float]:
-            return {t: UNKNOWN_TERM_WEIGHT if t in ("one-liner", "liner", "删不掉", "kube-proxi", "proxi") else 1.0 for t in terms}
+            rare = {"linux": 3.5, **dict.fromkeys(("one-liner", "liner", "删不掉", "kube-proxi", "proxi", "i/o"), UNKNOWN_TERM_WEIGHT)}
+            return {t: rare.get(t, 1.0) for t in terms}
 
         def written(self, text: str) -> bool:
-            return text.lower() not in ("one-liner", "kube-proxy")
+            return text.lower() not in ("one-liner", "kube-proxy", "i/o")
 
     shown = ["Create the autoscaler: kubectl autoscale deployment php-apache --cpu-percent=50 --min=1 --max=10"]
     assert focus_gap("one-liner to autoscale a deployment between 1 and 10 replicas?", shown, Weights()) == ()
     assert focus_gap("How do I restart kube-proxy on a node?", shown, Weights()) != (), "a name with a part that is no word"
+    ionice = ["On Linux, etcd's disk priority can be configured with `ionice`: sudo ionice -c2 -n0 -p `pgrep etcd`"]
+    assert focus_gap("How can I give etcd a higher disk I/O priority on Linux?", ionice, Weights()) == (), (
+        "I/O is two letters however it is typed: too short to say the topic is absent")
     assert [is_new_word(w) for w in ("删不掉", "连不上", "扩缩容")] == [False, False, True]
 
 
