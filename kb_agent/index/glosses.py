@@ -300,6 +300,10 @@ def english_query(question: str, terms: Iterable[str]) -> str:
     if not has_cjk(question):
         return ""
     cjk = [t for t in terms if has_cjk(t)]
+    # a term of computing that jieba cuts in two (碎片整理 → 碎片, 整理) is glossed whole ("defragment")
+    from kb_agent.index.tech_glosses import TECH_GLOSSES
+
+    cjk += [a + b for a, b in zip(cjk, cjk[1:]) if a + b in TECH_GLOSSES and a + b in question]
     # cut_for_search gives a long word and its parts (统计信息, 统计, 信息): a part is glossed only when the whole is not
     found = lookup(cjk)
     words: list[str] = []

@@ -109,6 +109,7 @@ _TEXT = """
 连接池 = connection pool
 参数 = parameter; argument; flag
 选项 = option; flag
+命令 = command
 命令行 = command line
 终端 = terminal
 脚本 = script

@@ -198,6 +198,9 @@ def test_a_word_of_computing_has_its_computing_sense_first() -> None:
     assert glosses("碎片整理")[0] == "defragment", "a word CC-CEDICT lacks"
     assert glosses("删除")[0] == "delete", "a word with no entry keeps CC-CEDICT's glosses"
     assert matching_terms(["集群", "成员"], "Add a member to the cluster") == {"集群", "成员"}
+    q = "怎么对集群所有成员做碎片整理？"
+    words = english_query(q, tokenize(q, drop_stopwords=True)).split()
+    assert "defragment" in words and "fragment" not in words, "a term jieba cuts in two (碎片 / 整理) is glossed whole"
 
 
 def test_the_glosses_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path: Path, monkeypatch: object) -> None:
