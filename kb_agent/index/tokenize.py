@@ -30,7 +30,8 @@ ENGLISH_STOPWORDS = frozenset(
     no nor not now of off on once only or other our ours out over own same she should so some such
     than that the their theirs them then there these they this those through to too under until up
     very was we were what when where which while who whom why will with would you your yours
-    should shall may might must us also get got""".split()
+    should shall may might must us also get got
+    don doesn didn isn aren wasn weren couldn shouldn wouldn hasn haven hadn mustn needn""".split()
 )
 CHINESE_STOPWORDS = frozenset(
     "的 了 是 在 和 与 或 及 把 被 我 你 他 她 它 们 这 那 个 吗 呢 吧 啊 怎么 怎样 如何 什么 哪 哪个 哪些 为什么 "

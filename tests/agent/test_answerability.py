@@ -584,3 +584,12 @@ def test_an_everyday_word_the_kb_never_writes_is_how_the_question_is_put(tmp_pat
         assert score("I staged a file by accident. How do I unstage it?") >= 0.5
         assert score("How do I unstage a file with Git LFS?") < 0.5, "a name the KB never writes is the topic"
         assert score("How do I bring up all services with docker compose?") < 0.5, "mostly words the KB never writes"
+
+
+def test_a_number_with_its_unit_is_a_value_not_a_name() -> None:
+    """"SSD 随机读 4KB 大概要多久？" over a table that writes "Read 4 KB randomly from SSD": `4KB` is a value typed
+    without the space, never "nothing found about '4KB'"; names with digits stay names."""
+    assert named_words("SSD 随机读 4KB 大概要多久？") == ["SSD"]
+    assert named_words("Does a 100ms timeout at 2GHz fit in 512MiB?") == []
+    assert named_words("Is 2FA supported over HTTP2 with ES2015 and k8s?") == ["2FA", "HTTP2", "ES2015", "k8s"]
+    assert "don" not in tokenize("Why don't my prices round?", drop_stopwords=True), "a contraction's stem is no word"
