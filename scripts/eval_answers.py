@@ -85,6 +85,10 @@ SET_CORPORA = {
     "s17_dockerzh": ("s17_dockerzh.jsonl", "/work/evaldata/s17/dockerzh"),
     "s17_clireadme": ("s17_clireadme.jsonl", "/work/evaldata/s17/clireadme"),
     "s17_k8stasks": ("s17_k8stasks.jsonl", "/work/evaldata/s17/k8stasks"),
+    # session 17, second batch: first run on the code after the first batch's fixes (that run is the held-out number)
+    "s17_sdprimer": ("s17_sdprimer.jsonl", "/work/evaldata/s17/sdprimer"),
+    "s17_redisdoc": ("s17_redisdoc.jsonl", "/work/evaldata/s17/redisdoc"),
+    "s17_advjava": ("s17_advjava.jsonl", "/work/evaldata/s17/advjava"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -47,6 +47,9 @@ CORPORA = {
     "s17_dockerzh.jsonl": Path("/work/evaldata/s17/dockerzh"),
     "s17_clireadme.jsonl": Path("/work/evaldata/s17/clireadme"),
     "s17_k8stasks.jsonl": Path("/work/evaldata/s17/k8stasks"),
+    "s17_sdprimer.jsonl": Path("/work/evaldata/s17/sdprimer"),
+    "s17_redisdoc.jsonl": Path("/work/evaldata/s17/redisdoc"),
+    "s17_advjava.jsonl": Path("/work/evaldata/s17/advjava"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
