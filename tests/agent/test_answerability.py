@@ -593,3 +593,23 @@ def test_a_number_with_its_unit_is_a_value_not_a_name() -> None:
     assert named_words("Does a 100ms timeout at 2GHz fit in 512MiB?") == []
     assert named_words("Is 2FA supported over HTTP2 with ES2015 and k8s?") == ["2FA", "HTTP2", "ES2015", "k8s"]
     assert "don" not in tokenize("Why don't my prices round?", drop_stopwords=True), "a contraction's stem is no word"
+
+
+def test_an_amount_answer_shows_the_line_that_writes_the_number(tmp_path: Path) -> None:
+    """"SCAN 不传 COUNT 默认是多少？": the lines sharing most words talk about COUNT; the number is on a shorter line of
+    the same page ("The default `COUNT` value is 10."), which the answer quotes instead of refusing for want of one."""
+    write(tmp_path, "scan.md", "# SCAN\n\n## The COUNT option\n\n"
+          "While `SCAN` does not provide guarantees about the number of elements returned, it is possible to adjust the "
+          "behavior of `SCAN` using the **COUNT** option.\n\n"
+          "* The default `COUNT` value is 10.\n"
+          "* When iterating the key space, the server will usually return *count* or a few more than *count* elements with `SCAN`.\n"
+          "* When iterating small sets, all the elements are returned in the first `SCAN` call regardless of the `COUNT` value.\n"
+          + "".join(f"\nWith `SCAN` the **COUNT** option hint {w} changes how much work each call does.\n"
+                    for w in ("alone", "often", "sometimes", "rarely", "usually", "also", "still")))
+    for i in range(30):
+        write(tmp_path, f"page{i}.md", f"# Command {i}\n\nThe command {i} returns a reply.\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        items = [(evidence_from(tmp_path, "scan.md", 1, 30, score=0.9, tool="vector"), 0.8)]
+        q = "SCAN 不传 COUNT 默认是多少？"
+        draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+        assert not draft.uncovered and "value is 10" in draft.body, (draft.uncovered, draft.body)
