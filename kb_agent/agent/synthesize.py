@@ -516,7 +516,7 @@ def _never_written(name: str, term_weights: TermWeights) -> bool:
     code = code_form(name)
     if code is not None and not written_in_kb(term_weights, code):
         return True
-    if _package_name(name) and not written_in_kb(term_weights, name):
+    if (_package_name(name) or _LONG_OPTION.fullmatch(name)) and not written_in_kb(term_weights, name):
         return True
     # a part of one or two letters and digits (`I/O` is two letters however it is typed) is too short to say anything
     parts = [t for t in tokenize(name) if sum(c.isalnum() for c in t) > 2 and not t.isdigit() and not has_cjk(t)]
@@ -527,6 +527,10 @@ def _never_written(name: str, term_weights: TermWeights) -> bool:
 # a name of three or more parts joined by hyphens (`oh-my-zsh`, `kube-state-metrics`): how packages and components
 # are named
 _HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+){2,}")
+
+
+# an option typed with its two dashes (`--start-interval`): a page that documents it writes it so
+_LONG_OPTION = re.compile(r"--[A-Za-z][\w-]*[A-Za-z0-9]")
 
 
 def _package_name(name: str) -> bool:

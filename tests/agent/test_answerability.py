@@ -613,3 +613,22 @@ def test_an_amount_answer_shows_the_line_that_writes_the_number(tmp_path: Path) 
         q = "SCAN 不传 COUNT 默认是多少？"
         draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
         assert not draft.uncovered and "value is 10" in draft.body, (draft.uncovered, draft.body)
+
+
+def test_an_option_typed_with_its_dashes_must_be_written_as_is() -> None:
+    """"HEALTHCHECK 的 --start-interval 默认是多少？" over a book that documents `--interval`, `--start-period` but never
+    `--start-interval`: the page that documents an option writes it, so the neighbours do not answer."""
+    from kb_agent.agent.synthesize import focus_gap
+
+    class Weights:
+        def __call__(self, terms: Sequence[str]) -> dict[str, float]:
+            return {t: 2.0 for t in terms}
+
+        def written(self, text: str) -> bool:
+            return text.lower() != "--start-interval"
+
+    shown = ["HEALTHCHECK 支持下列选项：--interval=<间隔>、--timeout=<时长>、--start-period=<时长>、--retries=<次数>"]
+    q = "HEALTHCHECK 的 --start-interval 默认是多少？"
+    assert focus_gap(q, shown, Weights(), find_exact_terms(q)) == ("--start-interval",)
+    q = "HEALTHCHECK 的 --start-period 默认是多少？"
+    assert focus_gap(q, shown, Weights(), find_exact_terms(q)) == ()
