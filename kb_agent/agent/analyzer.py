@@ -218,8 +218,9 @@ def find_exact_terms(question: str) -> list[str]:
     return list(dict.fromkeys(ordered))[:MAX_EXACT_TERMS]
 
 
-# a number with a unit of size, time, frequency or length, typed without the space a page may put in (4KB, 100ms, 2GHz)
-_QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]|bytes?|ms|us|µs|ns|s|sec|secs|min|mins|h|hrs?|d|days?|[KMG]?Hz|px|em|rem|x)", re.I)
+# a number with a unit of size, time, frequency or length, typed without the space a page may put in (4KB, 100ms, 2GHz):
+# searched for as typed (a name's grep step), but no name a page must write so (synthesize.question_names)
+QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]|bytes?|ms|us|µs|ns|s|sec|secs|min|mins|h|hrs?|d|days?|[KMG]?Hz|px|em|rem|x)", re.I)
 _NAME_WORD = re.compile(rf"(?<![{_L}.\-/])[A-Za-z0-9][{_L}.\-/+]*[{_L}+]|(?<![{_L}.\-/])[A-Z]")
 
 
@@ -254,8 +255,8 @@ def named_words(question: str) -> list[str]:
     first = True
     for m in _NAME_WORD.finditer(question):
         w = m.group()
-        if not any(c.isalpha() for c in w) or _QUANTITY.fullmatch(w):
-            continue  # a bare number is a value, not a name; so is a number with its unit (4KB, which a page writes "4 KB")
+        if not any(c.isalpha() for c in w):
+            continue  # a bare number is a value, not a name
         inner = any(c.isupper() for c in w[1:]) or any(c.isdigit() or c in "._-/+" for c in w)
         if inner or (w[0].isupper() and not first and w.lower() not in STOPWORDS) or has_cjk(question):
             out.append(w)
