@@ -223,8 +223,9 @@ def lookup(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
     return found
 
 
-# endings an English word takes (diagnosing → diagnose, migrated → migrate, proxies → proxy)
-_INFLECTIONS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("es", ""), ("s", ""), ("ly", ""), ("er", ""), ("er", "e"))
+# endings an English word takes (diagnosing → diagnose, migrated → migrate, proxies → proxy, quickest → quick, easiest → easy)
+_INFLECTIONS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("es", ""), ("s", ""), ("ly", ""), ("er", ""), ("er", "e"),
+                ("iest", "y"), ("ier", "y"), ("est", ""), ("est", "e"))
 # a prefix that makes a word of a word (retyping → typing, reconnect → connect); only before a word of this many letters
 _PREFIXES = ("re", "pre", "mis", "over")
 _PREFIXED_MIN = 4

@@ -228,3 +228,12 @@ def test_the_glosses_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path: Path, m
     monkeypatch.setattr(G, "_dictionary_path", lambda: None)
     assert G.glosses("删除") == () and G.english_query("如何删除远程分支？", ["删除"]) == "", "without the package: no glosses, no error"
     assert G.is_english_word("chronyc") is None, "and no word is judged foreign"
+
+
+def test_superlatives_and_comparatives_of_english_words_are_english() -> None:
+    """"quickest way to make a .orig copy?": `quickest` is everyday English, not a tool typed in lower case that the KB
+    must write (the refusal was "nothing found about 'quickest'")."""
+    from kb_agent.index.glosses import is_english_word
+
+    assert [is_english_word(w) for w in ("quickest", "easiest", "simplest", "safest", "busier")] == [True] * 5
+    assert [is_english_word(w) for w in ("chronyc", "ufw")] == [False, False]
