@@ -89,6 +89,10 @@ SET_CORPORA = {
     "s17_sdprimer": ("s17_sdprimer.jsonl", "/work/evaldata/s17/sdprimer"),
     "s17_redisdoc": ("s17_redisdoc.jsonl", "/work/evaldata/s17/redisdoc"),
     "s17_advjava": ("s17_advjava.jsonl", "/work/evaldata/s17/advjava"),
+    # session 17, third batch: first run on the session's last code (that run is the held-out number)
+    "s17_dolphin": ("s17_dolphin.jsonl", "/work/evaldata/s17/dolphin"),
+    "s17_secretkb": ("s17_secretkb.jsonl", "/work/evaldata/s17/secretkb"),
+    "s17_zhmanual": ("s17_zhmanual.jsonl", "/work/evaldata/s17/zhmanual"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -50,6 +50,9 @@ CORPORA = {
     "s17_sdprimer.jsonl": Path("/work/evaldata/s17/sdprimer"),
     "s17_redisdoc.jsonl": Path("/work/evaldata/s17/redisdoc"),
     "s17_advjava.jsonl": Path("/work/evaldata/s17/advjava"),
+    "s17_dolphin.jsonl": Path("/work/evaldata/s17/dolphin"),
+    "s17_secretkb.jsonl": Path("/work/evaldata/s17/secretkb"),
+    "s17_zhmanual.jsonl": Path("/work/evaldata/s17/zhmanual"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
