@@ -364,7 +364,7 @@ class IdfWeights:
                 # question's words (in an English-only KB every Chinese term weighs 0, as before: the
                 # question is judged by the names it shares with the pages, glosses being too loose alone)
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and (self._kb_has_chinese() and self._absent_thing(t) or glossed and is_term_of_art(t)):
+            elif has_cjk(t) and (self._kb_has_chinese() and self._absent_thing(t) or glossed and is_term_of_art(t) and not self._written(t)):
                 # in an English-only KB only a term of art (防火墙) whose glosses no page writes is absent: a two-character
                 # word's glosses are too loose a translation to tell (整理 "arrange" for a page's "defragment")
                 out[t] = UNKNOWN_TERM_WEIGHT

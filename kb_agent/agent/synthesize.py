@@ -672,9 +672,9 @@ SHOW_HOW_RELATIVE_MIN = 0.5
 
 def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit]) -> list[ScoredUnit]:
     """An answer to "how do I …" that quotes no command, setting or code (code_gap) takes the best unit that shows
-    one (a fence or a command line, not a name in backticks) from a page it already quotes, in place of its weakest unit: the page that explains forcing a delete writes
-    the command under a sentence that shares fewer of the question's words ("请执行下面命令：" + the fence) than the
-    sentences that only talk about it. So does an answer to "how many / 多少" that quotes no number (amount_gap): the
+    one (a fence or a command line, not a name in backticks) from a page it already quotes, in place of its weakest
+    unit: the page that explains forcing a delete writes the command under a sentence that shares fewer of the
+    question's words ("请执行下面命令：" + the fence) than the sentences that only talk about it. So does an answer to "how many / 多少" that quotes no number (amount_gap): the
     page's line that writes the number. Nothing changes when no such unit scores SHOW_HOW_RELATIVE_MIN of the best."""
     if not chosen:
         return chosen

@@ -4,8 +4,9 @@ image", 回滚 missing): a Chinese question over English documentation asks in t
 sense comes first; a word not here keeps CC-CEDICT's glosses alone.
 
 A general glossary of the vocabulary of software documentation (operations, version control, containers,
-programming, networking, databases), written from the field's standard translations — not from any one
-corpus or question set. One entry per line: the Chinese word, then its English terms separated by ";".
+programming, networking, databases), written up front from the field's standard translations; three entries
+(命令, 复制, 悬空) were added when a dev question showed them missing. One entry per line: the Chinese word,
+then its English terms separated by ";".
 """
 
 from __future__ import annotations

@@ -153,6 +153,9 @@ def test_a_chinese_term_a_mixed_kb_writes_only_in_english_weighs_what_its_gloss_
         "an English-only KB judges a Chinese question with a Latin name by the names it shares")
     assert only_english(["删除", "远程"]) == {"删除": bm25_idf(100, 3), "远程": bm25_idf(100, 2)}, (
         "a question wholly in Chinese is judged by its words' English glosses: else no word of it weighs anything")
+    assert only_english(["删除", "防火墙"])["防火墙"] == UNKNOWN_TERM_WEIGHT, "a term of art no page writes in any language"
+    cut_apart = idf_weights(lambda ts: {t: mixed[t] for t in ts if t in mixed}, 100, literal_files=lambda t: 1)
+    assert cut_apart(["防火墙"]) == {"防火墙": 0.0}, "a term the files write, which jieba cut differently there, is no absence"
 
 
 ETCD_MAINTENANCE = """# Maintenance
