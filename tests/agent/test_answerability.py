@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from tests.support.fakes import evidence_from
 from tests.support.sample import hash_settings
@@ -419,13 +420,17 @@ def test_a_how_to_answer_shows_the_command_its_page_writes_under_a_weaker_senten
           "如果要使用 kubectl 1.5 以上版本强制删除 Pod，请执行下面命令：\n\n"
           "```shell\nkubectl delete pods <pod> --grace-period=0 --force\n```\n\n"
           "请始终谨慎地执行强制删除 StatefulSet 类型的 Pod。\n")
+    draft = _answer_from(tmp_path, "force-delete.md", 12, "# 页面 {i}\n\nStatefulSet {i} 管理 Pod。\n", "StatefulSet 的 Pod 一直删不掉，怎么强制删？")
+    assert not draft.uncovered and "--grace-period=0 --force" in draft.body, (draft.uncovered, draft.body)
+
+
+def _answer_from(root: Path, page: str, last_line: int, filler: str, q: str) -> Any:
+    """The offline answer to `q` from lines 1..last_line of `page`, in a KB of it and 30 filler pages (for the IDF)."""
     for i in range(30):
-        write(tmp_path, f"page{i}.md", f"# 页面 {i}\n\nStatefulSet {i} 管理 Pod。\n")
-    with indexed_weights(tmp_path) as (_r, weights):
-        items = [(evidence_from(tmp_path, "force-delete.md", 1, 12, score=0.9, tool="vector"), 0.8)]
-        q = "StatefulSet 的 Pod 一直删不掉，怎么强制删？"
-        draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
-        assert not draft.uncovered and "--grace-period=0 --force" in draft.body, (draft.uncovered, draft.body)
+        write(root, f"page{i}.md", filler.format(i=i))
+    with indexed_weights(root) as (_r, weights):
+        items = [(evidence_from(root, page, 1, last_line, score=0.9, tool="vector"), 0.8)]
+        return extractive_answer(q, items, UnitCache(root), exact_terms=find_exact_terms(q), term_weights=weights)
 
 
 def test_words_a_question_is_put_in_are_not_names_it_asks_about() -> None:
@@ -609,13 +614,8 @@ def test_an_amount_answer_shows_the_line_that_writes_the_number(tmp_path: Path) 
           "* When iterating small sets, all the elements are returned in the first `SCAN` call regardless of the `COUNT` value.\n"
           + "".join(f"\nWith `SCAN` the **COUNT** option hint {w} changes how much work each call does.\n"
                     for w in ("alone", "often", "sometimes", "rarely", "usually", "also", "still")))
-    for i in range(30):
-        write(tmp_path, f"page{i}.md", f"# Command {i}\n\nThe command {i} returns a reply.\n")
-    with indexed_weights(tmp_path) as (_r, weights):
-        items = [(evidence_from(tmp_path, "scan.md", 1, 30, score=0.9, tool="vector"), 0.8)]
-        q = "SCAN 不传 COUNT 默认是多少？"
-        draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
-        assert not draft.uncovered and "value is 10" in draft.body, (draft.uncovered, draft.body)
+    draft = _answer_from(tmp_path, "scan.md", 30, "# Command {i}\n\nThe command {i} returns a reply.\n", "SCAN 不传 COUNT 默认是多少？")
+    assert not draft.uncovered and "value is 10" in draft.body, (draft.uncovered, draft.body)
 
 
 def test_an_option_typed_with_its_dashes_must_be_written_as_is() -> None:
