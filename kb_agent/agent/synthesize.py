@@ -674,16 +674,16 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit])
     """An answer to "how do I …" that quotes no command, setting or code (code_gap) takes the best unit that shows
     one (a fence or a command line, not a name in backticks) from a page it already quotes, in place of its weakest
     unit: the page that explains forcing a delete writes the command under a sentence that shares fewer of the
-    question's words ("请执行下面命令：" + the fence) than the sentences that only talk about it. So does an answer to "how many / 多少" that quotes no number (amount_gap): the
-    page's line that writes the number. Nothing changes when no such unit scores SHOW_HOW_RELATIVE_MIN of the best."""
+    question's words ("请执行下面命令：" + the fence) than the sentences that only talk about it. So does an answer to
+    "how many / 多少" that quotes no number (amount_gap): the page's line that writes the number ("The default `COUNT`
+    value is 10."). Nothing changes when no such unit scores SHOW_HOW_RELATIVE_MIN of the best."""
     if not chosen:
         return chosen
+    shows: Callable[[ScoredUnit], bool]
     if code_gap(question, chosen):
-        def shows(s: ScoredUnit) -> bool:
-            return bool(s.unit.code)
+        shows = lambda s: bool(s.unit.code)  # noqa: E731
     elif amount_gap(question, [c.unit.search_text for c in chosen]):
-        def shows(s: ScoredUnit) -> bool:  # "默认是多少？": the line that writes the number ("The default `COUNT` value is 10.")
-            return _AMOUNT.search(s.unit.search_text) is not None
+        shows = lambda s: _AMOUNT.search(s.unit.search_text) is not None  # noqa: E731
     else:
         return chosen
     pages = {s.unit.path for s in chosen}
