@@ -310,6 +310,7 @@ def extractive_answer(
         chosen = _fold_files(_choose_mentions(ranked, target, _mention_lines(items, cache, target, ranked)), q_lang, cache)
     else:
         focus = [] if subjects else focus_terms(question, term_weights, exact_terms)
+        everything = ranked
         if focus:  # the answer is about the thing the question names: units that name it, when there are any
             # a page filed under a word of the question (curl.md for "Using curl in a script …") is about it too
             words = {w.lower() for w in LATIN_WORD.findall(question)}
@@ -317,7 +318,7 @@ def extractive_answer(
         q_terms = question_terms(question, term_weights)
         chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache)
         if not subjects:
-            chosen = _show_how(question, chosen, ranked)
+            chosen = _show_how(question, chosen, ranked, everything)
     if not chosen:
         return Draft("", (), 0.0)
     shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
@@ -423,9 +424,14 @@ _STEP = re.compile(r"(?:^|[.!?。！？:：]\s*)(?:\d+[.)]\s*)?(?:check|run|set|
 def code_gap(question: str, chosen: Sequence[ScoredUnit]) -> tuple[str, ...]:
     """("a command or code",) when the question asks how to do something and no quoted unit shows how: no code (a
     fence, or inline code in its text) and no step written in words, else ()."""
-    if not _ASKS_STEPS.search(question) or any(s.unit.code or has_code_span(s.unit.text) or _STEP.search(s.unit.text) for s in chosen):
+    if not _ASKS_STEPS.search(question) or any(s.unit.code or has_code_span(s.unit.text) or _CALL.search(s.unit.text)
+                                               or _STEP.search(s.unit.text) for s in chosen):
         return ()
     return ("a command or code",)
+
+
+# a call written without backticks (`$[month_last_day(yyyy-MM-dd,-N)]`, `arr.at(-1)`): code all the same
+_CALL = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_.]*\([^()\s]*\)")
 
 
 def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, exact_terms: Sequence[str] = (),
@@ -482,7 +488,9 @@ def coverage_gap(question: str, shown: Sequence[str], term_weights: TermWeights)
     total = sum(weights.values())
     if not total:
         return ()
-    got = matching_terms(weights, "\n".join(shown))
+    # unit by unit: a Chinese word an English unit holds through its gloss (密码 ~ "password") counts beside the
+    # Chinese units an answer also shows
+    got = set().union(*(matching_terms(weights, text) for text in shown))
     if sum(weights[t] for t in got) / total >= ANSWER_MIN_COVERAGE:
         return ()
     words = LATIN_WORD.findall(question)
@@ -670,7 +678,8 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
 SHOW_HOW_RELATIVE_MIN = 0.5
 
 
-def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit]) -> list[ScoredUnit]:
+def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
+              everything: Sequence[ScoredUnit] | None = None) -> list[ScoredUnit]:
     """An answer to "how do I …" that quotes no command, setting or code (code_gap) takes the best unit that shows
     one (a fence or a command line, not a name in backticks) from a page it already quotes, in place of its weakest
     unit: the page that explains forcing a delete writes the command under a sentence that shares fewer of the
@@ -680,18 +689,27 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit])
     if not chosen:
         return chosen
     shows: Callable[[ScoredUnit], bool]
+    sections = {(c.unit.path, c.unit.heading_path) for c in chosen}
     if code_gap(question, chosen):
         shows = lambda s: bool(s.unit.code)  # noqa: E731
     elif amount_gap(question, [c.unit.search_text for c in chosen]):
         shows = lambda s: _AMOUNT.search(s.unit.search_text) is not None  # noqa: E731
+    elif _ASKS_STEPS.search(question) and not any(c.unit.code for c in chosen):
+        # names in backticks but no command: the fence in the section of a quoted sentence ("… mark the revisions as
+        # compacted using `--mark-compacted`." then "A full invocation may look like this:" and the fence) is the how,
+        # whether or not it names what the question names (`everything`: the ranking before the focus filter)
+        shows = lambda s: bool(s.unit.code) and (s.unit.path, s.unit.heading_path) in sections  # noqa: E731
+        ranked = list(everything or ranked)
     else:
         return chosen
     pages = {s.unit.path for s in chosen}
     best = max(s.score for s in chosen)
-    show = next((s for s in ranked if s.unit.path in pages and s.body_cov > 0 and s.score >= SHOW_HOW_RELATIVE_MIN * best
-                 and shows(s) and s not in chosen), None)
-    if show is None:
+    shown = [s for s in ranked if s.unit.path in pages and s.body_cov > 0 and s.score >= SHOW_HOW_RELATIVE_MIN * best
+             and shows(s) and s not in chosen]
+    if not shown:
         return chosen
+    # the one in the section of a quoted sentence first (the command under the sentence that explains it), then the best
+    show = next((s for s in shown if (s.unit.path, s.unit.heading_path) in sections), shown[0])
     out = list(chosen)
     if sum(1 for c in out if not c.listed) >= MAX_UNITS:
         out.remove(min(out, key=lambda c: c.score))

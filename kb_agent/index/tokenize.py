@@ -196,9 +196,13 @@ def matching_terms(terms: Iterable[str], text: str, *, translated: bool = True) 
         return set()
     have = set(tokenize(text))
     got = {t for t in want if t in have or (has_cjk(t) and t in text)}
-    if len(got) < len(want) and not has_cjk(text):
-        # a Chinese term matches an English text that writes its translation (删除 ~ "delete")
-        got.update(t for t in want if t not in got and has_cjk(t) and _written_in_english(t, have))
+    if len(got) < len(want) and any(has_cjk(t) for t in want if t not in got):
+        # a Chinese term matches an English text that writes its translation (删除 ~ "delete"), and a Chinese text
+        # that writes it in an English name it defines (密码 ~ `allow_password_login`; not in its loose English
+        # words: 发布 is no "Releases only" button)
+        english = have if not has_cjk(text) else _name_parts(text)
+        if english:
+            got.update(t for t in want if t not in got and has_cjk(t) and _written_in_english(t, english))
     elif translated and len(got) < len(want) and not any(has_cjk(t) for t in want):
         # an English question's word matches a Chinese text that writes a word it translates (copy ~ 拷贝)
         words = [t for t in want if t not in got and t.isascii() and t.isalpha() and len(t) > 2]
@@ -206,6 +210,15 @@ def matching_terms(terms: Iterable[str], text: str, *, translated: bool = True) 
             english = _english_of(frozenset(w for w in have if has_cjk(w) and len(w) >= GLOSSED_MIN_CHARS))
             got.update(t for t in words if t in english)
     return got
+
+
+# a name made of English words, as code and settings write it: snake_case, camelCase
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+")
+
+
+def _name_parts(text: str) -> set[str]:
+    """The tokens of the names a text writes in English words (`allow_password_login` → allow, password, login)."""
+    return {t for m in _NAME.finditer(text) for t in tokenize(m.group())}
 
 
 # a Chinese word this long or longer is glossed into English for an English question (one character

@@ -635,3 +635,44 @@ def test_an_option_typed_with_its_dashes_must_be_written_as_is() -> None:
     assert focus_gap(q, shown, Weights(), find_exact_terms(q)) == ("--start-interval",)
     q = "HEALTHCHECK 的 --start-period 默认是多少？"
     assert focus_gap(q, shown, Weights(), find_exact_terms(q)) == ()
+
+
+def test_a_how_to_answer_that_only_names_an_option_shows_the_fence_of_its_section(tmp_path: Path) -> None:
+    """"When restoring for Kubernetes, how do I make sure revisions never go backwards and the caches get invalidated?":
+    the sentences sharing the question's words name `--mark-compacted` in backticks, and the full command stands in
+    the fence under "A full invocation may look like this:" in the same section, which names neither Kubernetes nor
+    the caches. The answer quotes that fence, not only the sentences that name the option."""
+    write(tmp_path, "recovery.md", "# Restoring a cluster\n\n## Revision difference\n\n"
+          "Restoring to an older revision may not refresh the informer caches of Kubernetes controllers.\n\n"
+          "## Restoring with revision bump\n\n"
+          "To ensure the revisions never go backwards after a restore, supply the `--bump-revision` option.\n\n"
+          "For Kubernetes controllers, also mark the revisions as compacted using `--mark-compacted`, which invalidates "
+          "the informer caches.\n\n"
+          "A full invocation may look like this:\n\n"
+          "```sh\n$ etcdutl snapshot restore snapshot.db --bump-revision 1000000000 --mark-compacted --data-dir out\n```\n\n"
+          "## Restoring with updated membership\n\nSupply the new membership as follows:\n\n"
+          "```sh\n$ etcdutl snapshot restore snapshot.db --name m1 --initial-cluster m1=http://host1:2380\n```\n")
+    q = ("When restoring a snapshot for a cluster that backs Kubernetes, how do I make sure revisions never go backwards "
+         "and the informer caches get invalidated?")
+    draft = _answer_from(tmp_path, "recovery.md", 24, "# Page {i}\n\nThe member {i} stores keys.\n", q)
+    assert not draft.uncovered and "--bump-revision 1000000000 --mark-compacted" in draft.body, (draft.uncovered, draft.body)
+    assert "--initial-cluster" not in draft.body, "the fence of another section is not the how"
+
+
+def test_a_chinese_word_counts_in_an_english_name_a_chinese_page_defines() -> None:
+    """"不小心把密码登录关掉了，能用命令行改回默认吗？" is answered by `answer config --with allow_password_login` on a
+    Chinese page: 密码 and 登录 are written there in the setting's English name. A loose English word in Chinese text
+    (a button called "Releases only") is no such name: 发布 is not matched through it."""
+    assert matching_terms(["密码", "登录"], "- 示例\n  - `answer config -C ./data/ --with allow_password_login`") == {"密码", "登录"}
+    assert matching_terms(["发布"], "在那里你可以选择「Releases only」。") == set()
+    assert matching_terms(["删除"], "Delete the pod first.") == {"删除"}, "an English text: through its words, as before"
+
+
+def test_a_call_written_without_backticks_shows_how(tmp_path: Path) -> None:
+    """"SQL 任务里想用参数拿到上个月最后一天的日期，应该怎么写？" is answered by a reference line that writes the
+    parameter as a call without backticks (`$[month_last_day(yyyy-MM-dd,-N)]`): that is code, the how asked for."""
+    write(tmp_path, "built-in.md", "# 内置参数\n\n## 衍生内置参数\n\n"
+          "- 前(-)/后(+) N 月第一天：$[month_first_day(yyyy-MM-dd,-N)]，如：N=1时 2022-08-26 => 2022-07-01\n"
+          "- 前(-)/后(+) N 月最后一天：$[month_last_day(yyyy-MM-dd,-N)]，如：N=1时 2022-08-28 => 2022-07-31\n")
+    draft = _answer_from(tmp_path, "built-in.md", 7, "# 页面 {i}\n\nSQL 任务 {i} 按时运行。\n", "SQL 任务里想用参数拿到上个月最后一天的日期，应该怎么写？")
+    assert not draft.uncovered and "month_last_day(yyyy-MM-dd,-N)" in draft.body, (draft.uncovered, draft.body)
