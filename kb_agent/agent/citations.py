@@ -89,8 +89,15 @@ def source_problem(src: SourceRef, disk: _Disk) -> str | None:
     return None
 
 
-def verify_answer(answer: str, sources: Sequence[SourceRef], root: Path) -> VerifiedAnswer:
+# where the extractive answer puts its markers: at the end of a bullet's first line (AnswerUnit.render)
+_PLACED_MARKER = re.compile(r"(?<=\S )\[(\d{1,3})\]$", re.M)
+
+
+def verify_answer(answer: str, sources: Sequence[SourceRef], root: Path, *, placed: bool = False) -> VerifiedAnswer:
     """Check every marker of `answer` against `sources` and the files under `root`.
+
+    With `placed` (an answer quoted from the files, not written by a model), only the markers it placed at the
+    end of a line are markers: "[10, 500]" in a table cell or `arr[0]` in a fence is the file's text, kept as is.
 
     A marker survives when its number is a given source, that source's lines exist in the file now
     and contain its quote, and any `code` or "quoted" snippet in the marker's sentence occurs in
@@ -106,7 +113,8 @@ def verify_answer(answer: str, sources: Sequence[SourceRef], root: Path) -> Veri
         The verified answer; `removed` says why each dropped marker went.
     """
     body = strip_footer(answer)
-    body = _MARKER_LIST.sub(lambda m: "".join(f"[{x.strip()}]" for x in m.group(1).split(",")), body)
+    if not placed:
+        body = _MARKER_LIST.sub(lambda m: "".join(f"[{x.strip()}]" for x in m.group(1).split(",")), body)
     by_n = {s.n: s for s in sources}
     disk = _Disk(root)
     problems: dict[int, str | None] = {}
@@ -114,7 +122,7 @@ def verify_answer(answer: str, sources: Sequence[SourceRef], root: Path) -> Veri
     renumber: dict[int, int] = {}
     pieces: list[str] = []
     pos = 0
-    for m in _MARKER.finditer(body):
+    for m in (_PLACED_MARKER if placed else _MARKER).finditer(body):
         n = int(m.group(1))
         pieces.append(body[pos : m.start()])
         pos = m.end()

@@ -322,7 +322,7 @@ def synthesize(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[
                 if draft.body and not uncovered:
                     break
             if draft.body and not uncovered:
-                verified = verify_answer(draft.body, draft.sources, deps.root)
+                verified = verify_answer(draft.body, draft.sources, deps.root, placed=True)
                 confidence = draft.confidence
                 for why in verified.removed:
                     run.notes.append(f"citation removed: {why}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -160,3 +161,23 @@ def test_graph_mermaid_snapshot(runner: CliRunner) -> None:
     assert r.stdout == SNAPSHOT.read_text(encoding="utf-8")
     for node in ("prepare", "analyze_and_route", "plan", "tool_exec", "grade_evidence", "synthesize"):
         assert node in r.stdout
+
+
+def test_brackets_of_digits_in_the_files_are_printed_as_written(runner: CliRunner, tmp_path: Path) -> None:
+    """A table cell "[10, 500]" and code's `items[0]` look like citation markers; they are the file's text and are
+    printed as the file writes them (the answer's own markers stand at the ends of its lines)."""
+    (tmp_path / "api.md").write_text(
+        "# Admin API\n\n## Paging\n\nList requests take paging parameters.\n\n"
+        "| parameter | Default | Valid range | Description |\n| --- | --- | --- | --- |\n"
+        "| page | 1 | [1, ...] | Number of pages. |\n| page_size | | [10, 500] | Number of resources per page. |\n\n"
+        "## First item\n\nTo read the first item of a page, index the list:\n\n```python\nfirst = items[0]\n```\n",
+        encoding="utf-8")
+    assert runner.invoke(app, ["index", "--kb", str(tmp_path)], env=HASH).exit_code == 0
+    r = ask(runner, tmp_path, "What is the valid range of page_size?")
+    assert r.exit_code == 0, r.output
+    assert "[10, 500]" in r.stdout.rsplit("\n---\n", 1)[0], r.stdout
+    r = ask(runner, tmp_path, "How do I read the first item of a page?")
+    assert r.exit_code == 0, r.output
+    assert "first = items[0]" in r.stdout, r.stdout
+    marked = [line for line in r.stdout.split("\n---\n")[0].split("\n") if line.startswith("- ") and re.search(r"\[\d+\]$", line)]
+    assert marked and all(re.search(r"\S \[\d+\]$", line) for line in marked), "a marker keeps the space before it"
