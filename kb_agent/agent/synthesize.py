@@ -837,6 +837,9 @@ INTRO_ITEMS_MAX = 4
 # share its slot (MAX_UNITS counts the intro once; the character cap still counts every item). A weaker
 # intro's items join only while slots are free.
 LISTED_MIN = 0.9
+# so is any intro whose list is short (its first INTRO_ITEMS_MAX items together at most this many characters): "对于
+# QoS 类为 `Guaranteed` 的 Pod：" says nothing without the four short conditions under it
+SHORT_LIST_CHARS = 240
 _INTRO_END = re.compile(r"[:：]\s*(\*\*|__)?\s*(\[\d+\])?\s*$")
 
 
@@ -852,6 +855,7 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
             continue
         units = cache.file_units(u.path)
         after = [t for t in units if t.start_line > u.end_line]
+        listed = s.score >= LISTED_MIN * top or _list_size(after, u.end_line) <= SHORT_LIST_CHARS
         prev_end = u.end_line
         top_indent: int | None = None
         items = 0
@@ -866,7 +870,7 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
                 items += 1
                 if items > INTRO_ITEMS_MAX:
                     break
-            extra = ScoredUnit(s.score, s.body_cov, s.grade, t, listed=s.score >= LISTED_MIN * top)
+            extra = ScoredUnit(s.score, s.body_cov, s.grade, t, listed=listed)
             if any(c.unit == t for c in out):  # already quoted for its own words: the list goes on after it
                 prev_end = t.end_line
                 continue
@@ -875,6 +879,19 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
             out.append(extra)
             prev_end = t.end_line
     return _reading_order(out) if out != chosen else chosen
+
+
+def _list_size(after: Sequence[AnswerUnit], intro_end: int) -> int:
+    """The characters of the first INTRO_ITEMS_MAX list items right under an intro ending at `intro_end`
+    (a large number when no item follows)."""
+    items: list[AnswerUnit] = []
+    prev_end = intro_end
+    for t in after:
+        if t.kind != "item" or t.start_line > prev_end + 2 or len(items) >= INTRO_ITEMS_MAX:
+            break
+        items.append(t)
+        prev_end = t.end_line
+    return sum(t.size for t in items) if items else MAX_ANSWER_CHARS
 
 
 def _reading_order(chosen: list[ScoredUnit]) -> list[ScoredUnit]:

@@ -733,3 +733,44 @@ def test_a_sentence_that_cites_a_page_on_the_way_is_no_index_line() -> None:
     assert _links_to(unit("* **[OPS-1234](../incidents/ops-1234.md)**: stale cache"), found)
     assert not _links_to(unit("The last unplanned failover was [OPS-1234](../incidents/ops-1234.md), on 2025-08-14."), found)
     assert not _links_to(unit("- [Deploy](../runbooks/deploy.md) — how to deploy"), found), "a page that was not found"
+
+
+QOS = """# Quality of service classes
+
+## Guaranteed
+
+For a Pod of QoS class `Guaranteed`:
+
+- Every container must have a memory limit and a memory request.
+- For every container, the memory limit must equal the memory request.
+
+The Guaranteed QoS class is shown in the Pod status.
+
+A Guaranteed Pod is the last to be evicted when QoS classes compete.
+
+## Burstable
+
+A Pod gets the QoS class `Burstable` if:
+
+- The Pod does not meet the criteria for QoS class `Guaranteed`.
+- At least one container has a memory or CPU request or limit.
+
+The Burstable QoS class is shown in the Pod status.
+
+A Burstable Pod is evicted before a Guaranteed one when QoS classes compete.
+
+Burstable and Guaranteed QoS classes both reserve what the Pod requests.
+"""
+
+
+def test_a_weaker_intro_brings_its_short_list_when_the_slots_are_full(tmp_path: Path) -> None:
+    """"What is the difference between Guaranteed and Burstable?": each side's intro ("For a Pod of QoS class
+    `Guaranteed`:") says nothing without the short conditions under it. Its list rides on its slot even when
+    sentences about both classes fill the others, so both sides' defining lines are printed."""
+    write(tmp_path, "qos.md", QOS)
+    n = len(QOS.split("\n"))
+    draft = extractive_answer("What is the difference between the Guaranteed and Burstable QoS classes?",
+                              [(evidence_from(tmp_path, "qos.md", 1, n, score=0.9, tool="x"), 0.9)], UnitCache(tmp_path))
+    assert "the memory limit must equal the memory request" in draft.body, draft.body
+    assert "At least one container has a memory or CPU request" in draft.body, draft.body
+    assert len("".join(s.quote for s in draft.sources)) <= MAX_ANSWER_CHARS
