@@ -200,9 +200,9 @@ def matching_terms(terms: Iterable[str], text: str, *, translated: bool = True) 
         # a Chinese term matches an English text that writes its translation (删除 ~ "delete"), and a Chinese text
         # that writes it in an English name it defines (密码 ~ `allow_password_login`; not in its loose English
         # words: 发布 is no "Releases only" button)
-        english = have if not has_cjk(text) else _name_parts(text)
-        if english:
-            got.update(t for t in want if t not in got and has_cjk(t) and _written_in_english(t, english))
+        latin = have if not has_cjk(text) else _name_parts(text)
+        if latin:
+            got.update(t for t in want if t not in got and has_cjk(t) and _written_in_english(t, latin))
     elif translated and len(got) < len(want) and not any(has_cjk(t) for t in want):
         # an English question's word matches a Chinese text that writes a word it translates (copy ~ 拷贝)
         words = [t for t in want if t not in got and t.isascii() and t.isalpha() and len(t) > 2]
