@@ -93,6 +93,14 @@ SET_CORPORA = {
     "s17_dolphin": ("s17_dolphin.jsonl", "/work/evaldata/s17/dolphin"),
     "s17_secretkb": ("s17_secretkb.jsonl", "/work/evaldata/s17/secretkb"),
     "s17_zhmanual": ("s17_zhmanual.jsonl", "/work/evaldata/s17/zhmanual"),
+    # session 18: first run on the code of that session's first change (that run is the held-out number); dev afterwards.
+    # Apache APISIX docs in path-aligned en + zh twins, OpenShift's alert runbooks, Deno's runtime manual, a Chinese
+    # Bash tutorial (wangdoc), uv's docs
+    "s18_apisix": ("s18_apisix.jsonl", "/work/evaldata/s18/apisix"),
+    "s18_osrunbooks": ("s18_osrunbooks.jsonl", "/work/evaldata/s18/osrunbooks"),
+    "s18_deno": ("s18_deno.jsonl", "/work/evaldata/s18/nodeapi"),
+    "s18_bashzh": ("s18_bashzh.jsonl", "/work/evaldata/s18/bashzh"),
+    "s18_uv": ("s18_uv.jsonl", "/work/evaldata/s18/uv"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

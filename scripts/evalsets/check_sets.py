@@ -53,6 +53,11 @@ CORPORA = {
     "s17_dolphin.jsonl": Path("/work/evaldata/s17/dolphin"),
     "s17_secretkb.jsonl": Path("/work/evaldata/s17/secretkb"),
     "s17_zhmanual.jsonl": Path("/work/evaldata/s17/zhmanual"),
+    "s18_apisix.jsonl": Path("/work/evaldata/s18/apisix"),
+    "s18_osrunbooks.jsonl": Path("/work/evaldata/s18/osrunbooks"),
+    "s18_deno.jsonl": Path("/work/evaldata/s18/nodeapi"),
+    "s18_bashzh.jsonl": Path("/work/evaldata/s18/bashzh"),
+    "s18_uv.jsonl": Path("/work/evaldata/s18/uv"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
