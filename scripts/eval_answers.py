@@ -173,6 +173,17 @@ def citation_problems(root: Path, citations: list[dict]) -> list[str]:
     return out
 
 
+_BULLET_MARKER = re.compile(r"\S \[\d{1,3}\]$")
+
+
+def uncited_bullets(text: str) -> list[str]:
+    """Every quoted bullet of an offline answer ends in its citation marker: the bullets that do not (session 18:
+    a fence labelled by a heading in backticks lost its marker to the quote check and was printed uncited)."""
+    body = text.split("\n---\n", 1)[0]
+    return [f"bullet without a citation: {line[:60]!r}" for line in body.split("\n")
+            if line.startswith("- ") and not _BULLET_MARKER.search(line)]
+
+
 # ---------------------------------------------------------------- the KB and kb itself
 
 
@@ -292,7 +303,7 @@ def score_set_row(r: dict, res: dict, hits: list[dict] | None, root: Path) -> di
         useful = not found
         if found:
             reasons.append(f"answered an unanswerable question (confidence {res.get('confidence')})")
-    cit = citation_problems(root, res["citations"])
+    cit = citation_problems(root, res["citations"]) + (uncited_bullets(res["text"]) if found else [])
     reasons += [f"citation: {p}" for p in cit]
     out = {
         "id": r["id"], "lang": r["lang"], "kind": r["kind"], "label": r["query_type"], "question": r["question"],
@@ -455,7 +466,7 @@ def run_qa(a: argparse.Namespace, cache: Path) -> dict:
             else:  # cmrc2018: the annotators' answers are alternatives
                 missing = [] if contains(res["text"], list(answers)) else [answers]
             found = res["exit"] == 0
-            cit = citation_problems(kb, res["citations"])
+            cit = citation_problems(kb, res["citations"]) + (uncited_bullets(res["text"]) if found else [])
             reasons = ([] if found else [f"refused (exit {res['exit']}{': ' + res['fallback_reason'] if res.get('fallback_reason') else ''})"])
             reasons += ["missing " + "; ".join(json.dumps(m, ensure_ascii=False) for m in missing)] if missing else []
             reasons += [f"citation: {p}" for p in cit]

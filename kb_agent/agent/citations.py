@@ -97,7 +97,9 @@ def verify_answer(answer: str, sources: Sequence[SourceRef], root: Path, *, plac
     """Check every marker of `answer` against `sources` and the files under `root`.
 
     With `placed` (an answer quoted from the files, not written by a model), only the markers it placed at the
-    end of a line are markers: "[10, 500]" in a table cell or `arr[0]` in a fence is the file's text, kept as is.
+    end of a line are markers: "[10, 500]" in a table cell or `arr[0]` in a fence is the file's text, kept as is;
+    and a marker stands for its unit's quote, checked against the lines, not for the snippets of the heading that
+    labels a fence (a bullet whose marker was dropped would be printed uncited).
 
     A marker survives when its number is a given source, that source's lines exist in the file now
     and contain its quote, and any `code` or "quoted" snippet in the marker's sentence occurs in
@@ -133,7 +135,9 @@ def verify_answer(answer: str, sources: Sequence[SourceRef], root: Path, *, plac
         else:
             if n not in problems:
                 problems[n] = source_problem(src, disk)
-            why = problems[n] or _quote_problem(body, m.start(), src, disk)
+            # a placed marker's unit is the file's text (its quote checked above): a heading label in backticks
+            # ("*Clean the files from `.gitignore`.*" over its fence) is markup, not a quote of the cited lines
+            why = problems[n] or (None if placed else _quote_problem(body, m.start(), src, disk))
         if why is not None:
             removed.append(why)
             pieces[-1] = pieces[-1].rstrip(" \t")  # the marker's own leading space goes with it

@@ -181,3 +181,18 @@ def test_brackets_of_digits_in_the_files_are_printed_as_written(runner: CliRunne
     assert "first = items[0]" in r.stdout, r.stdout
     marked = [line for line in r.stdout.split("\n---\n")[0].split("\n") if line.startswith("- ") and re.search(r"\[\d+\]$", line)]
     assert marked and all(re.search(r"\S \[\d+\]$", line) for line in marked), "a marker keeps the space before it"
+
+
+def test_a_fence_labelled_by_a_heading_in_backticks_keeps_its_citation(runner: CliRunner, tmp_path: Path) -> None:
+    """"## Clean the files from `.gitignore`." over a fence that never writes `.gitignore`: the heading is the fence's
+    label, not a quote, so the bullet keeps its marker — no quoted unit is printed without a citation."""
+    (tmp_path / "undo.md").write_text(
+        "# Undoing changes\n\n## Forcefully remove untracked files\n```sh\ngit clean -f\n```\n\n"
+        "## Clean the files from `.gitignore`.\n```sh\ngit clean -X -f\n```\n", encoding="utf-8")
+    assert runner.invoke(app, ["index", "--kb", str(tmp_path)], env=HASH).exit_code == 0
+    r = ask(runner, tmp_path, "How do I clean the ignored files from .gitignore with git clean?")
+    assert r.exit_code == 0, r.output
+    body = r.stdout.rsplit("\n---\n", 1)[0]
+    assert "git clean -X -f" in body, body
+    bullets = [line for line in body.split("\n") if line.startswith("- ")]
+    assert bullets and all(re.search(r"\S \[\d+\]$", line) for line in bullets), body
