@@ -184,6 +184,40 @@ def uncited_bullets(text: str) -> list[str]:
             if line.startswith("- ") and not _BULLET_MARKER.search(line)]
 
 
+_FOOTNOTE = re.compile(r"\[(\d{1,3})\] (.+):L(\d+)(?:-L(\d+))?$")
+_HTML_TAG = re.compile(r"<(span|font|div|pre|code|b|i)\b", re.I)
+
+
+def code_lines(root: Path, text: str) -> tuple[int, list[str]]:
+    """The code lines an offline answer prints in its fences, and those its cited lines do not hold as written
+    (indentation aside). A fence the file paints with HTML (FastAPI's terminal output) is shown as rendered, so
+    its lines are not counted."""
+    body, _, foot = text.partition("\n---\n")
+    cited: dict[int, list[str]] = {}
+    for line in foot.strip().split("\n"):
+        m = _FOOTNOTE.match(line.strip())
+        if m:
+            try:
+                lines = (root / m.group(2)).read_bytes().decode("utf-8").split("\n")
+            except (OSError, UnicodeDecodeError):
+                continue
+            cited[int(m.group(1))] = lines[int(m.group(3)) - 1 : int(m.group(4) or m.group(3))]
+    total, off = 0, []
+    n: int | None = None
+    fence = False
+    for line in body.split("\n"):
+        m = re.search(r" \[(\d{1,3})\]$", line)
+        if line.startswith("- ") and m:
+            n, fence = int(m.group(1)), False
+        elif line.startswith(("  ```", "  ~~~")):
+            fence = not fence
+        elif fence and line.strip() and n in cited and not any(_HTML_TAG.search(x) for x in cited[n]):
+            total += 1
+            if not any(line.strip() in x for x in cited[n]):
+                off.append(line.strip())
+    return total, off
+
+
 # ---------------------------------------------------------------- the KB and kb itself
 
 
@@ -305,10 +339,13 @@ def score_set_row(r: dict, res: dict, hits: list[dict] | None, root: Path) -> di
             reasons.append(f"answered an unanswerable question (confidence {res.get('confidence')})")
     cit = citation_problems(root, res["citations"]) + (uncited_bullets(res["text"]) if found else [])
     reasons += [f"citation: {p}" for p in cit]
+    n_code, code_off = code_lines(root, res["text"]) if found else (0, [])
+    reasons += [f"code line not in its cited lines: {c[:60]!r}" for c in code_off]
     out = {
         "id": r["id"], "lang": r["lang"], "kind": r["kind"], "label": r["query_type"], "question": r["question"],
         "answerable": r["answerable"], "useful": useful, "found": found, "exit": res["exit"],
         "citations_valid": not cit, "n_citations": len(res["citations"]), "query_type": res["query_type"],
+        "code_lines": n_code, "code_lines_off": len(code_off),
         "analyzer_type": (atype := analyzer_type(r["question"], res["query_type"])), "qtype_agree": atype == r["query_type"], "confidence": res.get("confidence"), "seconds": res["seconds"],
         "answer_chars": len(res["text"]), "reasons": reasons, "fallback_reason": res.get("fallback_reason"), "answer": res["text"], "citations": res["citations"],
         "must_contain": r["must_contain"], "gold": r["gold"],
@@ -391,6 +428,8 @@ def summarize(results: list[dict]) -> dict:
         "unanswerable_not_found": mean([float(x["useful"]) for x in una]),
         "answerable_refused": mean([float(not x["found"]) for x in ans]),
         "citations_valid": mean([float(x["citations_valid"]) for x in results]),
+        # every code line printed in an answer's fences is in its cited lines as written (session 18)
+        "code_lines_verbatim": 1.0 - sum(x.get("code_lines_off", 0) for x in results) / max(1, sum(x.get("code_lines", 0) for x in results)),
         "qtype_agree": mean([float(x["qtype_agree"]) for x in results]),
         "mean_answer_chars": mean([float(x["answer_chars"]) for x in results if x["found"]]),
         "mean_seconds": mean([float(x["seconds"]) for x in results]),
