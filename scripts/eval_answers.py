@@ -151,6 +151,14 @@ def contains(text: str, item: str | list[str]) -> bool:
     return False
 
 
+def _file_lines(f: Path) -> list[str] | None:
+    """The file's lines, split at each LF (see citation_problems); None when unreadable."""
+    try:
+        return f.read_bytes().decode("utf-8").split("\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def citation_problems(root: Path, citations: list[dict]) -> list[str]:
     """Each footnote's lines must exist in the file and contain its quote (whitespace/case-insensitive).
 
@@ -158,10 +166,8 @@ def citation_problems(root: Path, citations: list[dict]) -> list[str]:
     at a lone CR — rgb_zh's scraped pages have them inside paragraphs — and shift every later line.)"""
     out: list[str] = []
     for c in citations:
-        f = root / c["path"]
-        try:
-            lines = f.read_bytes().decode("utf-8").split("\n")
-        except (OSError, UnicodeDecodeError):
+        lines = _file_lines(root / c["path"])
+        if lines is None:
             out.append(f"[{c['n']}] {c['path']}: file unreadable")
             continue
         if not (1 <= c["start_line"] <= c["end_line"] <= len(lines)):
@@ -173,7 +179,7 @@ def citation_problems(root: Path, citations: list[dict]) -> list[str]:
     return out
 
 
-_BULLET_MARKER = re.compile(r"\S \[\d{1,3}\]$")
+_BULLET_MARKER = re.compile(r"\S \[(\d{1,3})\]$")
 
 
 def uncited_bullets(text: str) -> list[str]:
@@ -184,29 +190,23 @@ def uncited_bullets(text: str) -> list[str]:
             if line.startswith("- ") and not _BULLET_MARKER.search(line)]
 
 
-_FOOTNOTE = re.compile(r"\[(\d{1,3})\] (.+):L(\d+)(?:-L(\d+))?$")
 _HTML_TAG = re.compile(r"<(span|font|div|pre|code|b|i)\b", re.I)
 
 
-def code_lines(root: Path, text: str) -> tuple[int, list[str]]:
+def code_lines(root: Path, text: str, citations: list[dict]) -> tuple[int, list[str]]:
     """The code lines an offline answer prints in its fences, and those its cited lines do not hold as written
     (indentation aside). A fence the file paints with HTML (FastAPI's terminal output) is shown as rendered, so
     its lines are not counted."""
-    body, _, foot = text.partition("\n---\n")
     cited: dict[int, list[str]] = {}
-    for line in foot.strip().split("\n"):
-        m = _FOOTNOTE.match(line.strip())
-        if m:
-            try:
-                lines = (root / m.group(2)).read_bytes().decode("utf-8").split("\n")
-            except (OSError, UnicodeDecodeError):
-                continue
-            cited[int(m.group(1))] = lines[int(m.group(3)) - 1 : int(m.group(4) or m.group(3))]
+    for c in citations:
+        lines = _file_lines(root / c["path"])
+        if lines is not None:
+            cited[c["n"]] = lines[c["start_line"] - 1 : c["end_line"]]
     total, off = 0, []
     n: int | None = None
     fence = False
-    for line in body.split("\n"):
-        m = re.search(r" \[(\d{1,3})\]$", line)
+    for line in text.split("\n---\n", 1)[0].split("\n"):
+        m = _BULLET_MARKER.search(line)
         if line.startswith("- ") and m:
             n, fence = int(m.group(1)), False
         elif line.startswith(("  ```", "  ~~~")):
@@ -339,7 +339,7 @@ def score_set_row(r: dict, res: dict, hits: list[dict] | None, root: Path) -> di
             reasons.append(f"answered an unanswerable question (confidence {res.get('confidence')})")
     cit = citation_problems(root, res["citations"]) + (uncited_bullets(res["text"]) if found else [])
     reasons += [f"citation: {p}" for p in cit]
-    n_code, code_off = code_lines(root, res["text"]) if found else (0, [])
+    n_code, code_off = code_lines(root, res["text"], res["citations"]) if found else (0, [])
     reasons += [f"code line not in its cited lines: {c[:60]!r}" for c in code_off]
     out = {
         "id": r["id"], "lang": r["lang"], "kind": r["kind"], "label": r["query_type"], "question": r["question"],

@@ -679,7 +679,7 @@ SHOW_HOW_RELATIVE_MIN = 0.5
 
 
 def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
-              everything: Sequence[ScoredUnit] | None = None) -> list[ScoredUnit]:
+              everything: Sequence[ScoredUnit]) -> list[ScoredUnit]:
     """An answer to "how do I …" that quotes no command, setting or code (code_gap) takes the best unit that shows
     one (a fence or a command line, not a name in backticks) from a page it already quotes, in place of its weakest
     unit: the page that explains forcing a delete writes the command under a sentence that shares fewer of the
@@ -699,7 +699,7 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
         # compacted using `--mark-compacted`." then "A full invocation may look like this:" and the fence) is the how,
         # whether or not it names what the question names (`everything`: the ranking before the focus filter)
         shows = lambda s: bool(s.unit.code) and (s.unit.path, s.unit.heading_path) in sections  # noqa: E731
-        ranked = list(everything or ranked)
+        ranked = list(everything)
     else:
         return chosen
     pages = {s.unit.path for s in chosen}
@@ -853,15 +853,11 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
         u = s.unit
         if u.code or not _INTRO_END.search(u.text):
             continue
-        units = cache.file_units(u.path)
-        after = [t for t in units if t.start_line > u.end_line]
-        listed = s.score >= LISTED_MIN * top or _list_size(after, u.end_line) <= SHORT_LIST_CHARS
-        prev_end = u.end_line
+        under = _items_under(cache.file_units(u.path), u.end_line)
+        listed = s.score >= LISTED_MIN * top or (bool(under) and sum(t.size for t in under[:INTRO_ITEMS_MAX]) <= SHORT_LIST_CHARS)
         top_indent: int | None = None
         items = 0
-        for t in after:
-            if t.kind != "item" or t.start_line > prev_end + 2:
-                break
+        for t in under:
             # INTRO_ITEMS_MAX counts the list's own items: a nested item belongs to the one above it
             # ("Grafana: <url>" with its "默认用户名" / "默认密码" under it)
             indent = cache.indent(t.path, t.start_line)
@@ -872,26 +868,26 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
                     break
             extra = ScoredUnit(s.score, s.body_cov, s.grade, t, listed=listed)
             if any(c.unit == t for c in out):  # already quoted for its own words: the list goes on after it
-                prev_end = t.end_line
                 continue
             if not _fits(out, extra):
                 break
             out.append(extra)
-            prev_end = t.end_line
     return _reading_order(out) if out != chosen else chosen
 
 
-def _list_size(after: Sequence[AnswerUnit], intro_end: int) -> int:
-    """The characters of the first INTRO_ITEMS_MAX list items right under an intro ending at `intro_end`
-    (a large number when no item follows)."""
+def _items_under(units: Sequence[AnswerUnit], intro_end: int) -> list[AnswerUnit]:
+    """The list items right under an intro ending at line `intro_end`: the run of items that starts within two
+    lines of it, each within two lines of the one before."""
     items: list[AnswerUnit] = []
     prev_end = intro_end
-    for t in after:
-        if t.kind != "item" or t.start_line > prev_end + 2 or len(items) >= INTRO_ITEMS_MAX:
+    for t in units:
+        if t.start_line <= intro_end:
+            continue
+        if t.kind != "item" or t.start_line > prev_end + 2:
             break
         items.append(t)
         prev_end = t.end_line
-    return sum(t.size for t in items) if items else MAX_ANSWER_CHARS
+    return items
 
 
 def _reading_order(chosen: list[ScoredUnit]) -> list[ScoredUnit]:
