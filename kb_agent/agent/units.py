@@ -447,7 +447,8 @@ def _session_groups(first: int, last: int, prompts: list[int]) -> list[tuple[int
 def _entry_groups(raw: list[str], base: int, first: int, last: int) -> list[tuple[int, int]]:
     """A cheat sheet's entries (`raw` holds the block's lines from line `base`): cut at blank lines and where
     a comment follows code, outside brackets; a comment-only group right after code ("# to keep it, add
-    --permanent") is a note on that code."""
+    --permanent") is a note on that code. A comment indented under the line above annotates that line
+    (pip-compile's `anyio==4.8.0` / `    # via starlette`): it starts no entry."""
     # an entry starts only outside any bracket a line above opened: a blank line or a comment inside a function
     # body or an object is part of the program, not a new entry (`export default {` … `// a computed getter` …
     # `}` is one example). Brackets that do not balance over the block (help text: `[<开关>...］`) say nothing.
@@ -475,7 +476,8 @@ def _entry_groups(raw: list[str], base: int, first: int, last: int) -> list[tupl
                 groups.append((start, ln - 1))
                 start = None
             continue
-        if start is not None and _COMMENT.match(text) and not _COMMENT.match(raw[ln - 1 - base].strip()) and top_level(ln):
+        if start is not None and _COMMENT.match(text) and not _COMMENT.match(raw[ln - 1 - base].strip()) and top_level(ln) \
+                and not _indent(raw[ln - base]) > _indent(raw[ln - 1 - base]):
             groups.append((start, ln - 1))
             start = None
         if start is None:
@@ -491,6 +493,10 @@ def _entry_groups(raw: list[str], base: int, first: int, last: int) -> list[tupl
         else:
             merged.append((a, z))
     return merged
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 _OPENERS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}

@@ -5,8 +5,10 @@ sense comes first; a word not here keeps CC-CEDICT's glosses alone.
 
 A general glossary of the vocabulary of software documentation (operations, version control, containers,
 programming, networking, databases), written up front from the field's standard translations; three entries
-(命令, 复制, 悬空) were added when a dev question showed them missing. One entry per line: the Chinese word,
-then its English terms separated by ";".
+(命令, 复制, 悬空) were added when a dev question showed them missing. A second block (导出 "export", 锁文件
+"lockfile", 后台任务 "background task" …) was written the same way in session 19: words of the same fields
+whose computing sense is not among CC-CEDICT's first four (导出 "derive", 创建 "found", 设置 "set up", 包
+"cover"). One entry per line: the Chinese word, then its English terms separated by ";".
 """
 
 from __future__ import annotations
@@ -315,6 +317,110 @@ _TEXT = """
 贮藏 = stash
 子模块 = submodule
 钩子脚本 = hook
+导出 = export
+导入 = import
+锁文件 = lockfile; lock file
+锁定 = lock; pin
+固定 = pin; fixed; fix
+创建 = create
+新建 = create; new
+设置 = set; settings; configure
+查看 = view; show; check; list
+包 = package
+软件包 = package
+包管理器 = package manager
+工作空间 = workspace
+二进制 = binary
+可执行文件 = executable; binary
+用户组 = group
+打印 = print
+展开 = expand
+覆盖 = override; overwrite
+最大 = max; maximum
+最小 = min; minimum
+个数 = number; count
+策略 = policy; strategy
+进度 = progress
+警告 = warning; warn
+崩溃 = crash
+卡住 = hang; stuck
+挂起 = suspend; hang; pending
+非阻塞 = non-blocking
+占用 = use; occupy; take up
+磁盘空间 = disk space
+实例 = instance; example
+副本集 = replica set
+下拉 = dropdown; drop-down
+提示 = hint; prompt; tip
+续期 = renew; renewal
+有效期 = expiry; expiration; validity
+失效 = expire; invalidate; invalid
+回退 = fall back; fallback; revert
+切换 = switch
+排查 = troubleshoot; investigate; debug
+故障 = failure; fault; outage
+静默 = silence; silent; quiet
+代码块 = code block
+制表符 = tab
+对象 = object
+字典 = dictionary; dict; map
+键值对 = key-value pair; key/value
+哈希表 = hash table; hash map
+语句 = statement
+返回 = return
+抛出 = throw; raise
+注释 = comment; annotation
+换行 = newline; line break; wrap
+空格 = space; whitespace
+遍历 = iterate; traverse; loop over
+测试用例 = test case
+基准测试 = benchmark
+压测 = load test; benchmark
+线程池 = thread pool
+调用栈 = call stack; stack trace
+标准库 = standard library
+依赖项 = dependency; dependencies
+开发依赖 = development dependencies; dev dependencies
+工作目录 = working directory
+当前目录 = current directory
+根目录 = root directory
+主目录 = home directory
+家目录 = home directory
+临时目录 = temporary directory; temp directory
+隐藏文件 = hidden files; dotfiles
+所有者 = owner
+发行版 = distribution; distro
+开机 = boot; startup
+服务 = service; serve
+端点 = endpoint
+外网 = internet; public network
+内网 = internal network; private network; intranet
+公网 = public network; internet
+出站 = outbound; egress
+入站 = inbound; ingress
+跨域 = CORS; cross-origin
+自签名 = self-signed
+握手 = handshake
+挂载点 = mount point
+提示符 = prompt
+历史记录 = history
+后台任务 = background task; background job
+作业 = job; task
+文件名 = filename; file name
+源文件 = source file
+标准输入 = stdin; standard input
+交互式 = interactive
+非交互式 = non-interactive
+详细 = verbose; detailed
+日志级别 = log level
+热更新 = hot reload; HMR; hot update
+构建产物 = build output; artifacts
+提交信息 = commit message
+合并请求 = merge request; pull request
+拉取请求 = pull request
+分叉 = fork
+主分支 = main branch; master branch
+排行榜 = leaderboard; ranking
 """
 
 

@@ -854,3 +854,30 @@ def test_a_pipe_standing_where_a_file_was_is_never_opened(tmp_path: Path) -> Non
         if reader.is_alive():  # let the blocked open return so the thread ends
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
             reader.join(timeout=5)
+
+
+PINNED_FENCE = """# Compiled requirements
+
+```requirements title="requirements-dev.txt"
+annotated-types==0.7.0
+    # via pydantic
+anyio==4.8.0
+    # via
+    #   -c requirements.txt
+    #   starlette
+fastapi==0.115.11
+    # via -r requirements.in
+idna==3.10
+    # via anyio
+iniconfig==2.0.0
+    # via pytest
+packaging==24.2
+```
+"""
+
+
+def test_a_comment_indented_under_a_line_annotates_it_and_starts_no_entry() -> None:
+    units = build_units("req.md", split_lines(PINNED_FENCE))
+    codes = [(u.start_line, u.end_line) for u in units if u.kind == "code"]
+    # one entry (cut at MAX_CODE_LINES), never "# via … / anyio==4.8.0" pieces that split a pin from its note
+    assert codes == [(3, 15)], codes
