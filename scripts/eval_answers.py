@@ -101,6 +101,11 @@ SET_CORPORA = {
     "s18_deno": ("s18_deno.jsonl", "/work/evaldata/s18/nodeapi"),
     "s18_bashzh": ("s18_bashzh.jsonl", "/work/evaldata/s18/bashzh"),
     "s18_uv": ("s18_uv.jsonl", "/work/evaldata/s18/uv"),
+    # session 19: first run on committed code that was not changed for them (the held-out number); dev afterwards.
+    # Helm 3 docs in path-aligned en + zh twins, Caddy's docs, Podman's man pages, Vite's docs in Chinese
+    "s19_helm": ("s19_helm.jsonl", "/work/evaldata/s19/helm"),
+    "s19_podman": ("s19_podman.jsonl", "/work/evaldata/s19/podman"),
+    "s19_vitezh": ("s19_vitezh.jsonl", "/work/evaldata/s19/vitezh"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.analyzer import _FILLER
 from kb_agent.agent.state import GraderAction
+from kb_agent.index.glosses import chinese_words
 from kb_agent.index.tokenize import EVERYDAY_TAGS, dictionary_tag, has_cjk, is_dictionary_word, matching_terms, tokenize
 from kb_agent.retrieval.lexical import bm25_idf
 from kb_agent.types import Evidence
@@ -172,6 +173,12 @@ def manner_words(question: str, terms: Sequence[str], weights: dict[str, float],
 # words every Chinese text uses: a KB without any of them has no Chinese, and a Chinese question's words
 # there say nothing about what the KB lacks (the answer is in another language, found by meaning)
 CHINESE_PROBES = ("的", "是", "在", "和", "了")
+# and English ones, words of prose that code seldom writes (`is`, `of`, `to` are keywords and names in code): a KB
+# whose commonest of these is in under this share of the chunks its commonest Chinese probe is in writes English
+# only in code and names (a comment, `read -s`); one with English pages among the Chinese ones (cheat sheets in
+# both languages: ~13 %) has English prose that answers an English question in its own words
+ENGLISH_PROBES = ("the", "and")
+ENGLISH_PROSE_SHARE = 0.1
 # idf_weights marks a term the index has never seen by giving it exactly this weight
 UNKNOWN_TERM_WEIGHT = 4.0
 # a Chinese dictionary word this long is a term of art (防火墙, 服务器), named as a name is in English;
@@ -303,6 +310,8 @@ def idf_weights(
     return IdfWeights(document_frequencies, n_docs, literal_files)
 
 
+# an English word's Chinese translations searched for and weighed (the commonest ones the KB writes)
+TRANSLATIONS_PER_WORD = 2
 # an unseen CJK term is split into KB terms at least this long (索莫尼是 → 索莫尼; single characters are noise)
 SPLIT_MIN_CHARS = 2
 
@@ -332,6 +341,7 @@ class IdfWeights:
         self._literal_files = literal_files
         self._literal: dict[str, bool] = {}  # one rg per unseen CJK term per Engine (the files are the same)
         self._chinese: bool | None = None  # does the KB hold Chinese text at all (asked once)
+        self._chinese_prose: bool | None = None  # is its prose Chinese (asked once)
 
     def _written(self, t: str) -> bool:
         if self._literal_files is None:
@@ -349,6 +359,15 @@ class IdfWeights:
             self._chinese = any(self._df(CHINESE_PROBES).values())
         return self._chinese
 
+    def _prose_is_chinese(self) -> bool:
+        """Is the KB written in Chinese, its English no more than code and names: its commonest English word
+        in under ENGLISH_PROSE_SHARE of the chunks its commonest Chinese word is in?"""
+        if self._chinese_prose is None:
+            zh = max(self._df(CHINESE_PROBES).values(), default=0)
+            en = max(self._df(ENGLISH_PROBES).values(), default=0)
+            self._chinese_prose = zh > 0 and en < ENGLISH_PROSE_SHARE * zh
+        return self._chinese_prose
+
     def __call__(self, terms: Sequence[str]) -> dict[str, float]:
         df = self._df(terms)
         out: dict[str, float] = {}
@@ -364,6 +383,15 @@ class IdfWeights:
                 # question's words (in an English-only KB every Chinese term weighs 0, as before: the
                 # question is judged by the names it shares with the pages, glosses being too loose alone)
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
+            elif not has_cjk(t) and (chinese := self.translations([t]).get(t)):
+                # the reverse: an English word a KB in Chinese writes only in Chinese (screen → 屏幕) weighs what
+                # its commonest translation weighs, instead of counting as a topic the KB lacks
+                out[t] = min(bm25_idf(self._n, max(self._df(chinese).values())), UNKNOWN_TERM_WEIGHT - 0.01)
+            elif not has_cjk(t) and self._prose_is_chinese() and chinese_words([t]).get(t):
+                # an English word with a translation that a KB written in Chinese never writes in either language
+                # (keep → 保持): how an English question is put, no evidence either way, as an everyday Chinese word
+                # is in an English KB; a name no dictionary translates (`SELinux`) stays evidence of absence
+                out[t] = 0.0
             elif has_cjk(t) and (self._kb_has_chinese() and self._absent_thing(t) or glossed and is_term_of_art(t) and not self._written(t)):
                 # in an English-only KB only a term of art (防火墙) whose glosses no page writes is absent: a two-character
                 # word's glosses are too loose a translation to tell (整理 "arrange" for a page's "defragment")
@@ -383,6 +411,36 @@ class IdfWeights:
             return not self._written(term)
         return (self._literal_files is not None and is_new_word(term) and not self._written(term)
                 and not any(self._written(term[i : i + 2]) for i in range(len(term) - 1)))
+
+    def translations(self, terms: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The reverse of the glosses, for an English question over a KB written in Chinese: each English word's
+        Chinese translations that the KB writes (index/glosses.py chinese_words), the commonest in the KB first,
+        at most TRANSLATIONS_PER_WORD (screen → 屏幕, not 屏风). Words with none, names and a KB whose prose is
+        English (or both: its English pages answer an English question) give nothing."""
+        from kb_agent.index.glosses import chinese_words
+
+        words = [t for t in terms if t.isascii() and t.isalpha() and len(t) > 2]
+        if not words or not self._prose_is_chinese():
+            return {}
+        found = chinese_words(words)
+        df = self._df(sorted({w for ws in found.values() for w in ws}))
+        out = {}
+        for t, ws in found.items():
+            best = sorted((w for w in ws if df.get(w)), key=lambda w: -df[w])[:TRANSLATIONS_PER_WORD]
+            if best:
+                out[t] = tuple(best)
+        return out
+
+    def chinese_query(self, question: str, terms: Sequence[str], names: Sequence[str] = ()) -> str:
+        """An English question's search words in Chinese, over a KB written in Chinese: the names it writes
+        (`read`, Dubbo) as written and each English word's translations in their place ('' when no word has
+        one, or the question has Chinese)."""
+        if has_cjk(question):
+            return ""
+        found = self.translations(terms)
+        if not found:
+            return ""
+        return " ".join(dict.fromkeys([*names, *(w for ws in found.values() for w in ws)]))
 
     def _gloss_df(self, term: str) -> int:
         """Chunks holding the commonest of the term's English glosses (all of a gloss's words), 0 for none."""

@@ -17,6 +17,7 @@ from kb_agent.agent.citations import VerifiedAnswer, verify_answer, verify_model
 from kb_agent.agent.condense import ask_of
 from kb_agent.agent.execute import EventSink, SearchTools, execute_plan
 from kb_agent.agent.grade import (
+    IdfWeights,
     TermWeights,
     decide,
     deterministic_scores,
@@ -25,7 +26,7 @@ from kb_agent.agent.grade import (
     question_terms,
     uniform_weights,
 )
-from kb_agent.agent.plan import ALL_TOOLS, ENGLISH_OBJECTIVE, STEP_TIMEOUT_S, PlanRequest, make_plan
+from kb_agent.agent.plan import ALL_TOOLS, CHINESE_OBJECTIVE, ENGLISH_OBJECTIVE, STEP_TIMEOUT_S, PlanRequest, make_plan
 from kb_agent.agent.schemas import GradeBatch, RouteDecision, SynthesizedAnswer
 from kb_agent.agent.state import GRADED, ConversationState, IterationGrade, RetrievalState
 from kb_agent.agent.subjects import comparison_subjects, mention_route, subject_gaps
@@ -211,6 +212,7 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
         safety_net=not state.get("tool_override"),
         names=tuple(named_words(state["question"])),
         english=english_query(state["question"], question_terms(state["question"])) if not missing and has_cjk(state["question"]) else "",
+        chinese=_chinese_query(state, deps) if not missing else "",
     )
     steps = make_plan(req)
     if not steps:
@@ -220,13 +222,25 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
     return {"plan": steps, "iteration": iteration, "tried": [s.signature for s in steps]}
 
 
+def _chinese_query(state: RetrievalState, deps: AgentDeps) -> str:
+    """An English question's words in Chinese when the KB holds Chinese (IdfWeights.chinese_query), else ''."""
+    question = state["question"]
+    weights = deps.term_weights
+    if has_cjk(question) or not isinstance(weights, IdfWeights):
+        return ""
+    names = list(dict.fromkeys([*state.get("exact_terms", ()), *named_words(question)]))
+    return weights.chinese_query(question, question_terms(question, weights), names)
+
+
 def tool_exec(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]:
     """Run the plan's steps (ready ones in parallel), record each, merge the evidence."""
     results = execute_plan(state.get("plan", []), deps.tools, filters=state.get("filters") or SearchFilters(),
                            iteration=state.get("iteration", 1), on_event=deps.emit)
-    # the step that searched a Chinese question's words in English keeps only English passages
+    # the step that searched a Chinese question's words in English keeps only English passages, and the reverse
     english = {s.step_id for s in state.get("plan", []) if s.objective == ENGLISH_OBJECTIVE}
-    evidence = [e for r in results for e in r.evidence if not (r.record.step_id in english and has_cjk(e.text))]
+    chinese = {s.step_id for s in state.get("plan", []) if s.objective == CHINESE_OBJECTIVE}
+    evidence = [e for r in results for e in r.evidence
+                if not (r.record.step_id in english and has_cjk(e.text) or r.record.step_id in chinese and not has_cjk(e.text))]
     statuses = [f"{r.record.step_id}:{r.record.status}" for r in results]
     run.detail = f"{len(evidence)} hits ({', '.join(statuses)})"
     for r in results:

@@ -16,6 +16,7 @@ ALL_TOOLS: tuple[StepTool, ...] = ("hybrid", "vector", "grep", "files", "related
 # the objective of the step that searches a Chinese question's words in English: it looks for English
 # pages, so only its passages without Chinese are kept (the Chinese ones the question itself reaches)
 ENGLISH_OBJECTIVE = "hybrid search with the question's words in English"
+CHINESE_OBJECTIVE = "hybrid search with the question's words in Chinese"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,7 @@ class PlanRequest:
     safety_net: bool = True  # False when the user pinned one tool (`--tool`): plan only that tool
     names: tuple[str, ...] = ()  # words the question writes as names (`Flask`, `AWS Lambda`), not exact terms
     english: str = ""  # a Chinese question's search words in English (index/glosses.py), '' otherwise
+    chinese: str = ""  # an English question's search words in Chinese (a KB that holds Chinese), '' otherwise
 
 
 def candidate_inputs(tool: str, req: PlanRequest) -> list[str]:
@@ -134,6 +136,9 @@ def make_plan(req: PlanRequest) -> list[PlanStep]:
         if req.english:
             # a Chinese question over English pages shares no word with them: search their words too
             add("hybrid", [req.english], ENGLISH_OBJECTIVE)
+        if req.chinese:
+            # and an English question over Chinese pages searches their words (screen → 屏幕)
+            add("hybrid", [req.chinese], CHINESE_OBJECTIVE)
     return steps
 
 

@@ -33,7 +33,7 @@ _LEADING = re.compile(r"^(to|a|an|the|be|sb's|sb|sth|one's)\s+", re.I)
 _lock = threading.RLock()
 _CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
 _ENTRY = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\r?$", re.M)
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 Glosses = dict[str, tuple[str, ...]]
 _SEP = "\x1f"
 
@@ -57,6 +57,8 @@ class _Dictionary:
         self._map: Glosses = {}
         self._memo: Glosses = {}
         self._english: set[str] = set()  # held only when no cache file can be written
+        self._reverse: Glosses = {}  # the same
+        self._reverse_memo: Glosses = {}
         self._english_memo: dict[str, bool] = {}
         self.loaded = False
         path = _dictionary_path()
@@ -76,11 +78,12 @@ class _Dictionary:
             log.debug("cannot read CC-CEDICT at %s: %s", path, e)
             return
         glossary, english = _parse(text), _english_words(text)
+        reverse = _reverse(glossary)
         self.loaded = True
-        if _write_cache(cached, glossary, english):
+        if _write_cache(cached, glossary, english, reverse):
             self._db = _open_cache(cached)
         if self._db is None:
-            self._map, self._english = glossary, english
+            self._map, self._english, self._reverse = glossary, english, reverse
 
     def is_english(self, word: str) -> bool:
         memo = self._english_memo
@@ -93,8 +96,14 @@ class _Dictionary:
         return memo[word]
 
     def get(self, keys: Iterable[str]) -> Glosses:
+        return self._rows("zh", self._map, self._memo, keys)
+
+    def chinese(self, stems: Iterable[str]) -> Glosses:
+        """The Chinese words glossed by each English word (as its token)."""
+        return self._rows("rev", self._reverse, self._reverse_memo, stems)
+
+    def _rows(self, table: str, held: Glosses, memo: Glosses, keys: Iterable[str]) -> Glosses:
         keys = list(dict.fromkeys(keys))
-        memo = self._memo
         want = [k for k in keys if k not in memo]
         if want:
             with _lock:
@@ -102,10 +111,10 @@ class _Dictionary:
                     found: Glosses = {}
                     for i in range(0, len(want), 500):
                         part = want[i : i + 500]
-                        rows = self._db.execute(f"SELECT k, v FROM zh WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
+                        rows = self._db.execute(f"SELECT k, v FROM {table} WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
                         found.update((k, tuple(v.split(_SEP))) for k, v in rows)
                 else:
-                    found = self._map
+                    found = held
                 memo.update((k, found.get(k, ())) for k in want)
         return {k: memo[k] for k in keys}
 
@@ -125,7 +134,7 @@ def _open_cache(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _write_cache(path: Path, glossary: Glosses, english: set[str]) -> bool:
+def _write_cache(path: Path, glossary: Glosses, english: set[str], reverse: Glosses) -> bool:
     """Write the map to `path` as SQLite (atomically: a temp file renamed into place); False when it cannot."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -137,6 +146,8 @@ def _write_cache(path: Path, glossary: Glosses, english: set[str]) -> bool:
             db.executemany("INSERT INTO zh VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in glossary.items()))
             db.execute("CREATE TABLE en (w TEXT PRIMARY KEY) WITHOUT ROWID")
             db.executemany("INSERT INTO en VALUES (?)", ((w,) for w in sorted(english)))
+            db.execute("CREATE TABLE rev (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
+            db.executemany("INSERT INTO rev VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in reverse.items()))
             db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT)")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (str(CACHE_FORMAT),))
             db.commit()
@@ -176,6 +187,60 @@ def _parse(text: str) -> Glosses:
         known = zh.setdefault(head, [])
         known.extend(p for p in phrases if p not in known)
     return {w: tuple(v[:GLOSSES_PER_WORD]) for w, v in zh.items()}
+
+
+def _reverse(glossary: Glosses) -> Glosses:
+    """English word (as its token: `characters` → charact) → the Chinese words of at least GLOSSED_MIN_CHARS
+    characters one of whose first senses is that one word (screen → 屏幕, 筛选 …), in dictionary order."""
+    from kb_agent.index.tokenize import GLOSSED_MIN_CHARS, tokenize
+
+    memo: dict[str, list[str]] = {}
+    out: dict[str, list[str]] = {}
+    for word, phrases in glossary.items():
+        if len(word) < GLOSSED_MIN_CHARS:
+            continue
+        for p in phrases:
+            if " " in p:
+                continue
+            if p not in memo:
+                memo[p] = tokenize(p, drop_stopwords=True)
+            if len(toks := memo[p]) == 1:
+                known = out.setdefault(toks[0], [])
+                if word not in known:
+                    known.append(word)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def chinese_words(stems: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """The reverse of lookup(): for each English token (as `tokenize` gives it), the Chinese words that
+    translate it — computing senses first (index/tech_glosses.py: 镜像 for image), then CC-CEDICT's. A word
+    the dictionary never glosses maps to ()."""
+    from kb_agent.index.tech_glosses import TECH_GLOSSES
+
+    stems = [t for t in stems if t]
+    found = _dict().chinese(stems)
+    tech = _tech_reverse(frozenset(TECH_GLOSSES))
+    return {t: tuple(dict.fromkeys((*tech.get(t, ()), *found.get(t, ())))) for t in stems}
+
+
+_tech_reversed: dict[str, tuple[str, ...]] | None = None
+
+
+def _tech_reverse(_words: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    global _tech_reversed
+    if _tech_reversed is None:
+        from kb_agent.index.tech_glosses import TECH_GLOSSES
+        from kb_agent.index.tokenize import tokenize
+
+        out: dict[str, list[str]] = {}
+        for word, phrases in TECH_GLOSSES.items():
+            for p in phrases:
+                if len(toks := tokenize(p, drop_stopwords=True)) == 1:
+                    known = out.setdefault(toks[0], [])
+                    if word not in known:
+                        known.append(word)
+        _tech_reversed = {k: tuple(v) for k, v in out.items()}
+    return _tech_reversed
 
 
 _ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")

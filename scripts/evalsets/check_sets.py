@@ -58,6 +58,9 @@ CORPORA = {
     "s18_deno.jsonl": Path("/work/evaldata/s18/nodeapi"),
     "s18_bashzh.jsonl": Path("/work/evaldata/s18/bashzh"),
     "s18_uv.jsonl": Path("/work/evaldata/s18/uv"),
+    "s19_helm.jsonl": Path("/work/evaldata/s19/helm"),
+    "s19_podman.jsonl": Path("/work/evaldata/s19/podman"),
+    "s19_vitezh.jsonl": Path("/work/evaldata/s19/vitezh"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}

@@ -223,9 +223,10 @@ def test_the_glosses_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path: Path, m
     assert cached.read_bytes()[:15] == b"SQLite format 3", "rebuilt for the next process"
     monkeypatch.setattr(G, "_dictionary", None)
     cached.unlink()
-    monkeypatch.setattr(G, "_write_cache", lambda path, glossary, english: False)  # a cache folder kb cannot write
+    monkeypatch.setattr(G, "_write_cache", lambda path, glossary, english, reverse: False)  # a cache folder kb cannot write
     assert G.glosses("删除")[0] == "delete", "the maps are held in memory instead"
     assert G.is_english_word("diagnosing") is True and G.is_english_word("ufw") is False
+    assert "密码" in G.chinese_words(["password"])["password"], "the reverse map too"
     assert not list((tmp_path / "kb").glob("cedict-*.sqlite"))
     monkeypatch.setattr(G, "_dictionary", None)
     monkeypatch.setattr(G, "_dictionary_path", lambda: None)
@@ -240,3 +241,64 @@ def test_superlatives_and_comparatives_of_english_words_are_english() -> None:
 
     assert [is_english_word(w) for w in ("quickest", "easiest", "simplest", "safest", "busier")] == [True] * 5
     assert [is_english_word(w) for w in ("chronyc", "ufw")] == [False, False]
+
+
+READ_ZH = """# read 命令
+
+## 参数
+
+- `-t`：设置超时的秒数。如果超过了指定时间，用户仍然没有输入，脚本将放弃等待，继续向下执行。
+- `-s`：使得用户的输入不显示在屏幕上，这常常用于输入密码或保密信息。
+- `-r`：raw 模式，表示不把用户输入的反斜杠字符解释为转义字符。
+"""
+ECHO_ZH = """# echo 命令
+
+`echo`命令的作用是在屏幕输出一行文本，可以将该命令的参数原样输出。
+
+```bash
+$ echo hello world
+hello world
+```
+"""
+
+
+def test_the_reverse_glosses_give_an_english_word_its_chinese_words() -> None:
+    from kb_agent.index.glosses import chinese_words
+
+    found = chinese_words([tokenize("password")[0], tokenize("images")[0], "zzqx"])
+    assert "密码" in found["password"], found
+    assert found[tokenize("images")[0]][0] == "镜像", "a computing sense first (tech_glosses), then CC-CEDICT's"
+    assert found["zzqx"] == (), "a word no entry glosses"
+
+
+def test_an_english_word_a_chinese_kb_writes_only_in_chinese_weighs_what_its_translation_weighs() -> None:
+    from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, idf_weights
+    from kb_agent.retrieval.lexical import bm25_idf
+
+    zh = {"的": 50, "密码": 2, "屏幕": 5, "屏风": 1}
+    w = idf_weights(lambda ts: {t: zh[t] for t in ts if t in zh}, 100, literal_files=lambda t: 0)
+    got = w(["password", "screen", "selinux"])
+    assert got["password"] == bm25_idf(100, 2), got
+    assert got["selinux"] == UNKNOWN_TERM_WEIGHT, "a name with no translation stays evidence that the topic is absent"
+    assert w.translations(["screen", "password"]) == {"screen": ("屏幕", "屏风"), "password": ("密码",)}, "the commonest first"
+    query = w.chinese_query("How do I hide the password on screen with `read`?", ["password", "screen"], ["read"])
+    assert query.split() == ["read", "密码", "屏幕", "屏风"], query
+    assert w.chinese_query("密码怎么隐藏？", ["密码"], []) == "", "a Chinese question is searched as written"
+    english = idf_weights(lambda ts: {t: 3 for t in ts if t == "password"}, 100, literal_files=lambda t: 0)
+    assert english.translations(["password"]) == {}, "a KB without Chinese has nothing to translate into"
+
+
+def test_an_english_question_also_searches_its_chinese_words() -> None:
+    from kb_agent.agent.plan import CHINESE_OBJECTIVE
+
+    req = PlanRequest(question="hide the password", routing=("hybrid",), exact_terms=(), keywords=("password",), sub_questions=(),
+                      fast_path=True, iteration=1, tried=frozenset(), top_k=10, chinese="密码 屏幕")
+    assert [(s.tool, s.tool_input, s.objective) for s in make_plan(req)][-1] == ("hybrid", "密码 屏幕", CHINESE_OBJECTIVE)
+
+
+def test_an_english_question_is_answered_from_a_chinese_page(tmp_path: Path) -> None:
+    """End to end with the bundled embedder: the Chinese page is the only one that answers; its English
+    words (`read`, `-s`) are not what the question asks in."""
+    answer = _ask(tmp_path, {"docs/read.md": READ_ZH, "docs/echo.md": ECHO_ZH}, "How do I keep a typed password from showing on the screen?")
+    assert answer.found, answer.text
+    assert "`-s`：使得用户的输入不显示在屏幕上" in answer.text, answer.text
