@@ -374,6 +374,8 @@ class IdfWeights:
         # a question wholly in Chinese over English pages shares no word with them as written: its words weigh what
         # their English glosses weigh, or nothing would (with a Latin name in it, the question is judged by its names)
         glossed = self._kb_has_chinese() or all(has_cjk(t) for t in terms)
+        # a Chinese question's Latin words are names (`ELK`), never English words to translate
+        english = not any(has_cjk(t) for t in terms)
         for t in terms:
             if df.get(t):
                 out[t] = min(bm25_idf(self._n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
@@ -383,11 +385,11 @@ class IdfWeights:
                 # question's words (in an English-only KB every Chinese term weighs 0, as before: the
                 # question is judged by the names it shares with the pages, glosses being too loose alone)
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif not has_cjk(t) and (chinese := self.translations([t]).get(t)):
+            elif english and (chinese := self.translations([t]).get(t)):
                 # the reverse: an English word a KB in Chinese writes only in Chinese (screen → 屏幕) weighs what
                 # its commonest translation weighs, instead of counting as a topic the KB lacks
                 out[t] = min(bm25_idf(self._n, max(self._df(chinese).values())), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif not has_cjk(t) and self._prose_is_chinese() and chinese_words([t]).get(t):
+            elif english and self._prose_is_chinese() and chinese_words([t]).get(t):
                 # an English word with a translation that a KB written in Chinese never writes in either language
                 # (keep → 保持): how an English question is put, no evidence either way, as an everyday Chinese word
                 # is in an English KB; a name no dictionary translates (`SELinux`) stays evidence of absence

@@ -280,6 +280,8 @@ def test_an_english_word_a_chinese_kb_writes_only_in_chinese_weighs_what_its_tra
     got = w(["password", "screen", "selinux"])
     assert got["password"] == bm25_idf(100, 2), got
     assert got["selinux"] == UNKNOWN_TERM_WEIGHT, "a name with no translation stays evidence that the topic is absent"
+    assert w(["慢查询", "elk"])["elk"] == UNKNOWN_TERM_WEIGHT, "a Chinese question's Latin word is a name (`ELK`), never translated"
+    assert w(["keep", "password"])["keep"] == 0.0, "an English word whose translations the KB never writes: how the question is put"
     assert w.translations(["screen", "password"]) == {"screen": ("屏幕", "屏风"), "password": ("密码",)}, "the commonest first"
     query = w.chinese_query("How do I hide the password on screen with `read`?", ["password", "screen"], ["read"])
     assert query.split() == ["read", "密码", "屏幕", "屏风"], query
