@@ -33,7 +33,7 @@ _LEADING = re.compile(r"^(to|a|an|the|be|sb's|sb|sth|one's)\s+", re.I)
 _lock = threading.RLock()
 _CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
 _ENTRY = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\r?$", re.M)
-CACHE_FORMAT = 5
+CACHE_FORMAT = 4
 Glosses = dict[str, tuple[str, ...]]
 _SEP = "\x1f"
 
@@ -57,8 +57,6 @@ class _Dictionary:
         self._map: Glosses = {}
         self._memo: Glosses = {}
         self._english: set[str] = set()  # held only when no cache file can be written
-        self._reverse: Glosses = {}  # the same
-        self._reverse_memo: Glosses = {}
         self._english_memo: dict[str, bool] = {}
         self.loaded = False
         path = _dictionary_path()
@@ -78,12 +76,11 @@ class _Dictionary:
             log.debug("cannot read CC-CEDICT at %s: %s", path, e)
             return
         glossary, english = _parse(text), _english_words(text)
-        reverse = _reverse(glossary)
         self.loaded = True
-        if _write_cache(cached, glossary, english, reverse):
+        if _write_cache(cached, glossary, english):
             self._db = _open_cache(cached)
         if self._db is None:
-            self._map, self._english, self._reverse = glossary, english, reverse
+            self._map, self._english = glossary, english
 
     def is_english(self, word: str) -> bool:
         memo = self._english_memo
@@ -95,15 +92,16 @@ class _Dictionary:
                     memo[word] = word in self._english
         return memo[word]
 
+    def everything(self) -> Glosses:
+        """The whole map (read once, to build the reverse map)."""
+        with _lock:
+            if self._db is not None:
+                return {k: tuple(v.split(_SEP)) for k, v in self._db.execute("SELECT k, v FROM zh")}
+            return dict(self._map)
+
     def get(self, keys: Iterable[str]) -> Glosses:
-        return self._rows("zh", self._map, self._memo, keys)
-
-    def chinese(self, stems: Iterable[str]) -> Glosses:
-        """The Chinese words glossed by each English word (as its token)."""
-        return self._rows("rev", self._reverse, self._reverse_memo, stems)
-
-    def _rows(self, table: str, held: Glosses, memo: Glosses, keys: Iterable[str]) -> Glosses:
         keys = list(dict.fromkeys(keys))
+        memo = self._memo
         want = [k for k in keys if k not in memo]
         if want:
             with _lock:
@@ -111,21 +109,21 @@ class _Dictionary:
                     found: Glosses = {}
                     for i in range(0, len(want), 500):
                         part = want[i : i + 500]
-                        rows = self._db.execute(f"SELECT k, v FROM {table} WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
+                        rows = self._db.execute(f"SELECT k, v FROM zh WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
                         found.update((k, tuple(v.split(_SEP))) for k, v in rows)
                 else:
-                    found = held
+                    found = self._map
                 memo.update((k, found.get(k, ())) for k in want)
         return {k: memo[k] for k in keys}
 
 
-def _open_cache(path: Path) -> sqlite3.Connection | None:
+def _open_cache(path: Path, fmt: int = CACHE_FORMAT) -> sqlite3.Connection | None:
     if not path.is_file():
         return None
     db = None
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-        if db.execute("SELECT v FROM meta WHERE k = 'format'").fetchone() == (str(CACHE_FORMAT),):
+        if db.execute("SELECT v FROM meta WHERE k = 'format'").fetchone() == (str(fmt),):
             return db
     except sqlite3.Error as e:  # damaged: built again
         log.debug("cedict cache unusable (%s)", e)
@@ -134,7 +132,7 @@ def _open_cache(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def _write_cache(path: Path, glossary: Glosses, english: set[str], reverse: Glosses) -> bool:
+def _write_cache(path: Path, glossary: Glosses, english: set[str]) -> bool:
     """Write the map to `path` as SQLite (atomically: a temp file renamed into place); False when it cannot."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,8 +144,6 @@ def _write_cache(path: Path, glossary: Glosses, english: set[str], reverse: Glos
             db.executemany("INSERT INTO zh VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in glossary.items()))
             db.execute("CREATE TABLE en (w TEXT PRIMARY KEY) WITHOUT ROWID")
             db.executemany("INSERT INTO en VALUES (?)", ((w,) for w in sorted(english)))
-            db.execute("CREATE TABLE rev (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
-            db.executemany("INSERT INTO rev VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in reverse.items()))
             db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT)")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (str(CACHE_FORMAT),))
             db.commit()
@@ -189,6 +185,92 @@ def _parse(text: str) -> Glosses:
     return {w: tuple(v[:GLOSSES_PER_WORD]) for w, v in zh.items()}
 
 
+REVERSE_FORMAT = 1
+
+
+class _Reverse:
+    """The map read the other way (English token → Chinese words), for an English question over a KB written in
+    Chinese: built from the dictionary the first time one is asked (~1.5 s, once per machine) and cached as a
+    file of its own beside the map, so no other question pays for it."""
+
+    def __init__(self) -> None:
+        self._db: sqlite3.Connection | None = None
+        self._map: Glosses = {}  # held only when no cache file can be written
+        self._memo: Glosses = {}
+        path = _dictionary_path()
+        if path is None:
+            return
+        from kb_agent.index.jieba_cache import cache_dir
+
+        st = path.stat()
+        cached = cache_dir() / f"{_REVERSE_PREFIX}{st.st_size}-{st.st_mtime_ns}.v{REVERSE_FORMAT}.sqlite"
+        self._db = _open_cache(cached, REVERSE_FORMAT)
+        if self._db is not None:
+            return
+        reverse = _reverse(_dict().everything())
+        if _write_reverse(cached, reverse):
+            self._db = _open_cache(cached, REVERSE_FORMAT)
+        if self._db is None:
+            self._map = reverse
+
+    def get(self, stems: Iterable[str]) -> Glosses:
+        stems = list(dict.fromkeys(stems))
+        want = [k for k in stems if k not in self._memo]
+        if want:
+            with _lock:
+                if self._db is not None:
+                    found: Glosses = {}
+                    for i in range(0, len(want), 500):
+                        part = want[i : i + 500]
+                        rows = self._db.execute(f"SELECT k, v FROM rev WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
+                        found.update((k, tuple(v.split(_SEP))) for k, v in rows)
+                else:
+                    found = self._map
+                self._memo.update((k, found.get(k, ())) for k in want)
+        return {k: self._memo[k] for k in stems}
+
+
+# not "cedict-": the map's own cache clears every other file named so
+_REVERSE_PREFIX = "cedict_reverse-"
+
+
+def _write_reverse(path: Path, reverse: Glosses) -> bool:
+    """Write the reverse map to `path` as SQLite (atomically); False when it cannot."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cedict_reverse-")
+        os.close(fd)
+        db = sqlite3.connect(tmp)
+        try:
+            db.execute("CREATE TABLE rev (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
+            db.executemany("INSERT INTO rev VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in reverse.items()))
+            db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT)")
+            db.execute("INSERT INTO meta VALUES ('format', ?)", (str(REVERSE_FORMAT),))
+            db.commit()
+        finally:
+            db.close()
+        os.replace(tmp, path)
+    except (OSError, sqlite3.Error) as e:
+        log.debug("cannot write the reverse cedict cache %s: %s", path, e)
+        return False
+    for old in path.parent.glob(f"{_REVERSE_PREFIX}*"):
+        if old != path:
+            old.unlink(missing_ok=True)
+    return True
+
+
+_reverse_map: _Reverse | None = None
+
+
+def _reversed() -> _Reverse:
+    global _reverse_map
+    if _reverse_map is None:
+        with _lock:
+            if _reverse_map is None:
+                _reverse_map = _Reverse()
+    return _reverse_map
+
+
 def _reverse(glossary: Glosses) -> Glosses:
     """English word (as its token: `characters` → charact) → the Chinese words of at least GLOSSED_MIN_CHARS
     characters one of whose first senses is that one word (screen → 屏幕, 筛选 …), in dictionary order."""
@@ -215,18 +297,16 @@ def chinese_words(stems: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """The reverse of lookup(): for each English token (as `tokenize` gives it), the Chinese words that
     translate it — computing senses first (index/tech_glosses.py: 镜像 for image), then CC-CEDICT's. A word
     the dictionary never glosses maps to ()."""
-    from kb_agent.index.tech_glosses import TECH_GLOSSES
-
     stems = [t for t in stems if t]
-    found = _dict().chinese(stems)
-    tech = _tech_reverse(frozenset(TECH_GLOSSES))
+    found = _reversed().get(stems)
+    tech = _tech_reverse()
     return {t: tuple(dict.fromkeys((*tech.get(t, ()), *found.get(t, ())))) for t in stems}
 
 
 _tech_reversed: dict[str, tuple[str, ...]] | None = None
 
 
-def _tech_reverse(_words: frozenset[str]) -> dict[str, tuple[str, ...]]:
+def _tech_reverse() -> dict[str, tuple[str, ...]]:
     global _tech_reversed
     if _tech_reversed is None:
         from kb_agent.index.tech_glosses import TECH_GLOSSES

@@ -214,16 +214,24 @@ def test_the_glosses_are_cached_and_a_damaged_cache_is_rebuilt(tmp_path: Path, m
     assert isinstance(monkeypatch, pytest.MonkeyPatch)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(G, "_dictionary", None)
+    monkeypatch.setattr(G, "_reverse_map", None)
     assert G.glosses("删除")[0] == "delete"
     assert G.is_english_word("dangling") is True and G.is_english_word("chronyc") is False
     [cached] = (tmp_path / "kb").glob("cedict-*.sqlite")
+    assert not list((tmp_path / "kb").glob("cedict_reverse-*")), "the reverse map is built only when an English question needs it"
+    assert "密码" in G.chinese_words(["password"])["password"]
+    [reverse] = (tmp_path / "kb").glob("cedict_reverse-*.sqlite")
     cached.write_bytes(b"not a database")
     monkeypatch.setattr(G, "_dictionary", None)
     assert G.glosses("删除")[0] == "delete" and G.glosses("信号") == ("signal",)
     assert cached.read_bytes()[:15] == b"SQLite format 3", "rebuilt for the next process"
+    assert reverse.is_file(), "rebuilding the map leaves the reverse map's own file alone"
     monkeypatch.setattr(G, "_dictionary", None)
     cached.unlink()
-    monkeypatch.setattr(G, "_write_cache", lambda path, glossary, english, reverse: False)  # a cache folder kb cannot write
+    monkeypatch.setattr(G, "_write_cache", lambda path, glossary, english: False)  # a cache folder kb cannot write
+    monkeypatch.setattr(G, "_write_reverse", lambda path, reverse: False)
+    monkeypatch.setattr(G, "_reverse_map", None)
+    reverse.unlink()
     assert G.glosses("删除")[0] == "delete", "the maps are held in memory instead"
     assert G.is_english_word("diagnosing") is True and G.is_english_word("ufw") is False
     assert "密码" in G.chinese_words(["password"])["password"], "the reverse map too"
