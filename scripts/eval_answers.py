@@ -106,6 +106,7 @@ SET_CORPORA = {
     "s19_helm": ("s19_helm.jsonl", "/work/evaldata/s19/helm"),
     "s19_podman": ("s19_podman.jsonl", "/work/evaldata/s19/podman"),
     "s19_vitezh": ("s19_vitezh.jsonl", "/work/evaldata/s19/vitezh"),
+    "s19_caddy": ("s19_caddy.jsonl", "/work/evaldata/s19/caddy"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -61,6 +61,7 @@ CORPORA = {
     "s19_helm.jsonl": Path("/work/evaldata/s19/helm"),
     "s19_podman.jsonl": Path("/work/evaldata/s19/podman"),
     "s19_vitezh.jsonl": Path("/work/evaldata/s19/vitezh"),
+    "s19_caddy.jsonl": Path("/work/evaldata/s19/caddy"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
