@@ -257,9 +257,9 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
                 got[0] = _unit(path, lines, label[0], head.end_line, head.kind, f"{label[1]} {head.text}".strip(), head.code, crumbs)
             label = None
             units.extend(got)
-            if code_j is not None and blocks[code_j].kind in CODE_KINDS:  # a long fence's later entries
+            if code_j is not None and _is_code(lines, blocks[code_j]):  # a long fence's later entries
                 units.extend(_unit(path, lines, first, end, "code", "", code, crumbs) for first, end, code in _code_groups(lines, blocks, blocks[code_j])[1:] if shows_code(code))
-        elif b.kind in CODE_KINDS:
+        elif _is_code(lines, b):
             tab = _tab_item_above(lines, b.start, wrappers)
             for k, (first, end, code) in enumerate(_code_groups(lines, blocks, b)):
                 if not shows_code(code):
@@ -399,6 +399,10 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
     with prompt lines) is cut at its prompts instead: each command with what it printed. Container markers
     and the common indent are removed; the words are untouched.
     """
+    if b.kind == "html":  # `<pre><code class="cmd bash">caddy fmt [&lt;path&gt;]</code></pre>`
+        code = _pre_code(lines, b) or ""
+        shown_lines = code.split("\n")[:MAX_CODE_LINES]
+        return [(b.start, min(b.end, b.start + MAX_CODE_LINES - 1), "\n".join(["```", *shown_lines, "```"]))]
     quotes = sum(1 for a in _ancestors(blocks, b) if a.kind == "blockquote")
     raw = [_strip_containers(lines[ln - 1], quotes, 0) for ln in range(b.start, b.end + 1)]
     if b.kind == "fence":
@@ -435,6 +439,29 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
         z = min(z, a + MAX_CODE_LINES - 1)
         out.append((b.start if k == 0 else a, z, shown(a, z)))
     return out
+
+
+# a code block written as HTML, as some site generators' pages write every command (Caddy's docs:
+# `<pre><code class="cmd bash">caddy file-server --browse</code></pre>`): markdown passes it through and the
+# browser shows it as a code block, so it is code, shown as its text (tags dropped, references decoded)
+_PRE_BLOCK = re.compile(r"^\s*<pre\b[^<>]*>(?:\s*<code\b[^<>]*>)?(.*?)(?:</code>\s*)*</pre>\s*$", re.I | re.S)
+_ANY_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+
+
+def _pre_code(lines: list[str], b: Block) -> str | None:
+    """The code an HTML `<pre>` block shows, or None when `b` is no such block."""
+    if b.kind != "html":
+        return None
+    m = _PRE_BLOCK.match("\n".join(lines[b.start - 1 : b.end]))
+    if m is None:
+        return None
+    code = decode_references(_ANY_TAG.sub("", m.group(1))).strip("\n")
+    return code if code.strip() else None
+
+
+def _is_code(lines: list[str], b: Block) -> bool:
+    """A fence, an indented code block, or an HTML `<pre>` block."""
+    return b.kind in CODE_KINDS or _pre_code(lines, b) is not None
 
 
 def _session_groups(first: int, last: int, prompts: list[int]) -> list[tuple[int, int]]:
@@ -561,7 +588,7 @@ def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Bloc
         return False
     if c.depth > b.depth:
         return False
-    if c.kind in CODE_KINDS:
+    if _is_code(lines, c):
         return True
     if c.kind != "paragraph" or c.end != c.start:
         return False

@@ -881,3 +881,30 @@ def test_a_comment_indented_under_a_line_annotates_it_and_starts_no_entry() -> N
     codes = [(u.start_line, u.end_line) for u in units if u.kind == "code"]
     # one entry (cut at MAX_CODE_LINES), never "# via … / anyio==4.8.0" pieces that split a pin from its note
     assert codes == [(3, 15)], codes
+
+
+HTML_PRE = """# Static files
+
+If you don't have an index file but you want to display a file listing, use the `--browse` option:
+
+<pre><code class="cmd bash">caddy file-server --browse</code></pre>
+
+### `caddy fmt`
+
+<pre><code class="cmd bash">caddy fmt [&lt;path&gt;]
+	[-w, --overwrite]</code></pre>
+
+<div class="note">Not code.</div>
+"""
+
+
+def test_an_html_pre_block_is_code_under_the_sentence_that_introduces_it() -> None:
+    units = build_units("static.md", split_lines(HTML_PRE))
+    intro = next(u for u in units if u.text.startswith("If you don't have an index file"))
+    assert (intro.start_line, intro.end_line) == (3, 5)
+    assert intro.code == "```\ncaddy file-server --browse\n```", "the command the page shows goes with its description"
+    alone = next(u for u in units if u.start_line == 9)
+    assert alone.kind == "code" and alone.code == "```\ncaddy fmt [<path>]\n\t[-w, --overwrite]\n```", "shown as rendered: tags dropped, references decoded"
+    assert not any("Not code" in u.code for u in units), "other HTML blocks are no code"
+    for u in units:
+        assert u.quote == "\n".join(split_lines(HTML_PRE)[u.start_line - 1 : u.end_line]).strip()
