@@ -371,19 +371,17 @@ class IdfWeights:
     def __call__(self, terms: Sequence[str]) -> dict[str, float]:
         df = self._df(terms)
         out: dict[str, float] = {}
-        # a question wholly in Chinese over English pages shares no word with them as written: its words weigh what
-        # their English glosses weigh, or nothing would (with a Latin name in it, the question is judged by its names)
-        glossed = self._kb_has_chinese() or all(has_cjk(t) for t in terms)
+        # a Chinese question over English pages shares no word with them as written but its names: its words weigh
+        # what their English glosses weigh, or it is judged by its names alone (session 19: "podman secret 最多能存多大的
+        # 数据？" was answered with the secret command's index page, 数据 "data" and 大 weighing nothing)
         # a Chinese question's Latin words are names (`ELK`), never English words to translate
         english = not any(has_cjk(t) for t in terms)
         for t in terms:
             if df.get(t):
                 out[t] = min(bm25_idf(self._n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif has_cjk(t) and glossed and (gloss_df := self._gloss_df(t)):
-                # a KB in both languages writes the term only in English (删除 → "delete"): it weighs what
-                # its translation weighs, so the English page competes with the Chinese ones on all the
-                # question's words (in an English-only KB every Chinese term weighs 0, as before: the
-                # question is judged by the names it shares with the pages, glosses being too loose alone)
+            elif has_cjk(t) and (gloss_df := self._gloss_df(t)):
+                # the KB writes the term only in English (删除 → "delete"): it weighs what its translation weighs,
+                # so the English page competes with the Chinese ones on all the question's words
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
             elif english and (chinese := self.translations([t]).get(t)):
                 # the reverse: an English word a KB in Chinese writes only in Chinese (screen → 屏幕) weighs what
@@ -394,7 +392,7 @@ class IdfWeights:
                 # (keep → 保持): how an English question is put, no evidence either way, as an everyday Chinese word
                 # is in an English KB; a name no dictionary translates (`SELinux`) stays evidence of absence
                 out[t] = 0.0
-            elif has_cjk(t) and (self._kb_has_chinese() and self._absent_thing(t) or glossed and is_term_of_art(t) and not self._written(t)):
+            elif has_cjk(t) and (self._kb_has_chinese() and self._absent_thing(t) or is_term_of_art(t) and not self._written(t)):
                 # in an English-only KB only a term of art (防火墙) whose glosses no page writes is absent: a two-character
                 # word's glosses are too loose a translation to tell (整理 "arrange" for a page's "defragment")
                 out[t] = UNKNOWN_TERM_WEIGHT

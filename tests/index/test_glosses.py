@@ -149,8 +149,8 @@ def test_a_chinese_term_a_mixed_kb_writes_only_in_english_weighs_what_its_gloss_
     assert w["挂起"] == 0.0, "no gloss of it is written: an everyday verb, no evidence either way"
     assert w["悬空"] == UNKNOWN_TERM_WEIGHT, "a noun (jieba's tag n) no file writes, in either language: the thing is absent"
     only_english = idf_weights(lambda ts: {t: english[t] for t in ts if t in english}, 100, literal_files=lambda t: 0)
-    assert only_english(["git", "删除", "远程"]) == {"git": UNKNOWN_TERM_WEIGHT, "删除": 0.0, "远程": 0.0}, (
-        "an English-only KB judges a Chinese question with a Latin name by the names it shares")
+    assert only_english(["git", "删除", "远程"]) == {"git": UNKNOWN_TERM_WEIGHT, "删除": bm25_idf(100, 3), "远程": bm25_idf(100, 2)}, (
+        "a Chinese question with a Latin name is judged by its words' glosses too, not by its names alone")
     assert only_english(["删除", "远程"]) == {"删除": bm25_idf(100, 3), "远程": bm25_idf(100, 2)}, (
         "a question wholly in Chinese is judged by its words' English glosses: else no word of it weighs anything")
     assert only_english(["删除", "防火墙"])["防火墙"] == UNKNOWN_TERM_WEIGHT, "a term of art no page writes in any language"
