@@ -16,7 +16,7 @@ import re
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -100,21 +100,25 @@ class _Dictionary:
             return dict(self._map)
 
     def get(self, keys: Iterable[str]) -> Glosses:
-        keys = list(dict.fromkeys(keys))
-        memo = self._memo
-        want = [k for k in keys if k not in memo]
-        if want:
-            with _lock:
-                if self._db is not None:
-                    found: Glosses = {}
-                    for i in range(0, len(want), 500):
-                        part = want[i : i + 500]
-                        rows = self._db.execute(f"SELECT k, v FROM zh WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
-                        found.update((k, tuple(v.split(_SEP))) for k, v in rows)
-                else:
-                    found = self._map
-                memo.update((k, found.get(k, ())) for k in want)
-        return {k: memo[k] for k in keys}
+        return _rows(self._db, "zh", self._map, self._memo, keys)
+
+
+def _rows(db: sqlite3.Connection | None, table: str, held: Glosses, memo: Glosses, keys: Iterable[str]) -> Glosses:
+    """Each key's row of `table` in the cache (of `held` when there is no cache file), remembered in `memo`."""
+    keys = list(dict.fromkeys(keys))
+    want = [k for k in keys if k not in memo]
+    if want:
+        with _lock:
+            if db is not None:
+                found: Glosses = {}
+                for i in range(0, len(want), 500):
+                    part = want[i : i + 500]
+                    rows = db.execute(f"SELECT k, v FROM {table} WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
+                    found.update((k, tuple(v.split(_SEP))) for k, v in rows)
+            else:
+                found = held
+            memo.update((k, found.get(k, ())) for k in want)
+    return {k: memo[k] for k in keys}
 
 
 def _open_cache(path: Path, fmt: int = CACHE_FORMAT) -> sqlite3.Connection | None:
@@ -134,26 +138,41 @@ def _open_cache(path: Path, fmt: int = CACHE_FORMAT) -> sqlite3.Connection | Non
 
 def _write_cache(path: Path, glossary: Glosses, english: set[str]) -> bool:
     """Write the map to `path` as SQLite (atomically: a temp file renamed into place); False when it cannot."""
+
+    def fill(db: sqlite3.Connection) -> None:
+        _fill_map(db, "zh", glossary)
+        db.execute("CREATE TABLE en (w TEXT PRIMARY KEY) WITHOUT ROWID")
+        db.executemany("INSERT INTO en VALUES (?)", ((w,) for w in sorted(english)))
+
+    return _write_sqlite(path, "cedict-", CACHE_FORMAT, fill)
+
+
+def _fill_map(db: sqlite3.Connection, table: str, rows: Glosses) -> None:
+    db.execute(f"CREATE TABLE {table} (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
+    db.executemany(f"INSERT INTO {table} VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in rows.items()))
+
+
+def _write_sqlite(path: Path, prefix: str, fmt: int, fill: Callable[[sqlite3.Connection], None]) -> bool:
+    """A cache file at `path` (named `prefix`…) with the tables `fill` makes and the format, written atomically (a temp
+    file renamed into place); the other files named `prefix`… (another dictionary or format) are removed, never to be
+    read again. False when it cannot be written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cedict-")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{prefix}")
         os.close(fd)
         db = sqlite3.connect(tmp)
         try:
-            db.execute("CREATE TABLE zh (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
-            db.executemany("INSERT INTO zh VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in glossary.items()))
-            db.execute("CREATE TABLE en (w TEXT PRIMARY KEY) WITHOUT ROWID")
-            db.executemany("INSERT INTO en VALUES (?)", ((w,) for w in sorted(english)))
+            fill(db)
             db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT)")
-            db.execute("INSERT INTO meta VALUES ('format', ?)", (str(CACHE_FORMAT),))
+            db.execute("INSERT INTO meta VALUES ('format', ?)", (str(fmt),))
             db.commit()
         finally:
             db.close()
         os.replace(tmp, path)
     except (OSError, sqlite3.Error) as e:
-        log.debug("cannot write the cedict cache %s: %s", path, e)
+        log.debug("cannot write the cache %s: %s", path, e)
         return False
-    for old in path.parent.glob("cedict-*"):  # another dictionary or format: never read again
+    for old in path.parent.glob(f"{prefix}*"):
         if old != path:
             old.unlink(missing_ok=True)
     return True
@@ -214,20 +233,7 @@ class _Reverse:
             self._map = reverse
 
     def get(self, stems: Iterable[str]) -> Glosses:
-        stems = list(dict.fromkeys(stems))
-        want = [k for k in stems if k not in self._memo]
-        if want:
-            with _lock:
-                if self._db is not None:
-                    found: Glosses = {}
-                    for i in range(0, len(want), 500):
-                        part = want[i : i + 500]
-                        rows = self._db.execute(f"SELECT k, v FROM rev WHERE k IN ({','.join('?' * len(part))})", part).fetchall()
-                        found.update((k, tuple(v.split(_SEP))) for k, v in rows)
-                else:
-                    found = self._map
-                self._memo.update((k, found.get(k, ())) for k in want)
-        return {k: self._memo[k] for k in stems}
+        return _rows(self._db, "rev", self._map, self._memo, stems)
 
 
 # not "cedict-": the map's own cache clears every other file named so
@@ -236,27 +242,7 @@ _REVERSE_PREFIX = "cedict_reverse-"
 
 def _write_reverse(path: Path, reverse: Glosses) -> bool:
     """Write the reverse map to `path` as SQLite (atomically); False when it cannot."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cedict_reverse-")
-        os.close(fd)
-        db = sqlite3.connect(tmp)
-        try:
-            db.execute("CREATE TABLE rev (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
-            db.executemany("INSERT INTO rev VALUES (?, ?)", ((k, _SEP.join(v)) for k, v in reverse.items()))
-            db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT)")
-            db.execute("INSERT INTO meta VALUES ('format', ?)", (str(REVERSE_FORMAT),))
-            db.commit()
-        finally:
-            db.close()
-        os.replace(tmp, path)
-    except (OSError, sqlite3.Error) as e:
-        log.debug("cannot write the reverse cedict cache %s: %s", path, e)
-        return False
-    for old in path.parent.glob(f"{_REVERSE_PREFIX}*"):
-        if old != path:
-            old.unlink(missing_ok=True)
-    return True
+    return _write_sqlite(path, _REVERSE_PREFIX, REVERSE_FORMAT, lambda db: _fill_map(db, "rev", reverse))
 
 
 _reverse_map: _Reverse | None = None
@@ -271,25 +257,24 @@ def _reversed() -> _Reverse:
     return _reverse_map
 
 
-def _reverse(glossary: Glosses) -> Glosses:
+def _reverse(glossary: Glosses, min_chars: int | None = None, *, phrases: bool = False) -> Glosses:
     """English word (as its token: `characters` → charact) → the Chinese words of at least GLOSSED_MIN_CHARS
-    characters one of whose first senses is that one word (screen → 屏幕, 筛选 …), in dictionary order."""
+    characters (`min_chars`, if given) one of whose first senses is that one word (screen → 屏幕, 筛选 …), in
+    dictionary order; with `phrases`, also a sense of several words with one word that is not a stopword
+    ("back up" → 备份)."""
     from kb_agent.index.tokenize import GLOSSED_MIN_CHARS, tokenize
 
+    shortest = GLOSSED_MIN_CHARS if min_chars is None else min_chars
     memo: dict[str, list[str]] = {}
     out: dict[str, list[str]] = {}
     for word, phrases in glossary.items():
-        if len(word) < GLOSSED_MIN_CHARS:
+        if len(word) < shortest:
             continue
         for p in phrases:
-            if " " in p:
-                continue
             if p not in memo:
-                memo[p] = tokenize(p, drop_stopwords=True)
-            if len(toks := memo[p]) == 1:
-                known = out.setdefault(toks[0], [])
-                if word not in known:
-                    known.append(word)
+                memo[p] = tokenize(p, drop_stopwords=True) if phrases or " " not in p else []
+            if len(toks := memo[p]) == 1 and word not in (known := out.setdefault(toks[0], [])):
+                known.append(word)
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -297,30 +282,18 @@ def chinese_words(stems: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """The reverse of lookup(): for each English token (as `tokenize` gives it), the Chinese words that
     translate it — computing senses first (index/tech_glosses.py: 镜像 for image), then CC-CEDICT's. A word
     the dictionary never glosses maps to ()."""
-    stems = [t for t in stems if t]
-    found = _reversed().get(stems)
-    tech = _tech_reverse()
-    return {t: tuple(dict.fromkeys((*tech.get(t, ()), *found.get(t, ())))) for t in stems}
-
-
-_tech_reversed: dict[str, tuple[str, ...]] | None = None
-
-
-def _tech_reverse() -> dict[str, tuple[str, ...]]:
     global _tech_reversed
     if _tech_reversed is None:
         from kb_agent.index.tech_glosses import TECH_GLOSSES
-        from kb_agent.index.tokenize import tokenize
 
-        out: dict[str, list[str]] = {}
-        for word, phrases in TECH_GLOSSES.items():
-            for p in phrases:
-                if len(toks := tokenize(p, drop_stopwords=True)) == 1:
-                    known = out.setdefault(toks[0], [])
-                    if word not in known:
-                        known.append(word)
-        _tech_reversed = {k: tuple(v) for k, v in out.items()}
-    return _tech_reversed
+        # a computing sense is sure even of one character (库 library) and of a phrasal verb (备份 "back up")
+        _tech_reversed = _reverse(TECH_GLOSSES, min_chars=1, phrases=True)
+    stems = [t for t in stems if t]
+    found = _reversed().get(stems)
+    return {t: tuple(dict.fromkeys((*_tech_reversed.get(t, ()), *found.get(t, ())))) for t in stems}
+
+
+_tech_reversed: Glosses | None = None  # tech_glosses read in reverse, the same way
 
 
 _ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
