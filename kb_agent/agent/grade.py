@@ -371,23 +371,25 @@ class IdfWeights:
     def __call__(self, terms: Sequence[str]) -> dict[str, float]:
         df = self._df(terms)
         out: dict[str, float] = {}
-        # a Chinese question over English pages shares no word with them as written but its names: its words weigh
-        # what their English glosses weigh, or it is judged by its names alone (session 19: "podman secret 最多能存多大的
-        # 数据？" was answered with the secret command's index page, 数据 "data" and 大 weighing nothing)
-        # a Chinese question's Latin words are names (`ELK`), never English words to translate
-        english = not any(has_cjk(t) for t in terms)
+        # an English question's words the KB never writes, read in reverse (a Chinese question's Latin words are
+        # names, `ELK`, never English words to translate)
+        unseen = [t for t in terms if not df.get(t)] if not any(has_cjk(t) for t in terms) else []
+        translated = self.translations(unseen)
+        translatable = chinese_words(unseen) if unseen and self._prose_is_chinese() else {}
         for t in terms:
             if df.get(t):
                 out[t] = min(bm25_idf(self._n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
             elif has_cjk(t) and (gloss_df := self._gloss_df(t)):
-                # the KB writes the term only in English (删除 → "delete"): it weighs what its translation weighs,
-                # so the English page competes with the Chinese ones on all the question's words
+                # the KB writes the term only in English (删除 → "delete"): it weighs what its translation weighs, so
+                # the English page competes with the Chinese ones on all the question's words — with a Latin name
+                # in the question too, or it was judged by its names alone (session 19: "podman secret 最多能存多大的
+                # 数据？" was answered with the secret command's index page, 数据 "data" weighing nothing)
                 out[t] = min(bm25_idf(self._n, gloss_df), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif english and (chinese := self.translations([t]).get(t)):
+            elif chinese := translated.get(t):
                 # the reverse: an English word a KB in Chinese writes only in Chinese (screen → 屏幕) weighs what
                 # its commonest translation weighs, instead of counting as a topic the KB lacks
                 out[t] = min(bm25_idf(self._n, max(self._df(chinese).values())), UNKNOWN_TERM_WEIGHT - 0.01)
-            elif english and self._prose_is_chinese() and chinese_words([t]).get(t):
+            elif translatable.get(t):
                 # an English word with a translation that a KB written in Chinese never writes in either language
                 # (keep → 保持): how an English question is put, no evidence either way, as an everyday Chinese word
                 # is in an English KB; a name no dictionary translates (`SELinux`) stays evidence of absence
@@ -417,8 +419,6 @@ class IdfWeights:
         Chinese translations that the KB writes (index/glosses.py chinese_words), the commonest in the KB first,
         at most TRANSLATIONS_PER_WORD (screen → 屏幕, not 屏风). Words with none, names and a KB whose prose is
         English (or both: its English pages answer an English question) give nothing."""
-        from kb_agent.index.glosses import chinese_words
-
         words = [t for t in terms if t.isascii() and t.isalpha() and len(t) > 2]
         if not words or not self._prose_is_chinese():
             return {}

@@ -223,10 +223,10 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
 
 
 def _chinese_query(state: RetrievalState, deps: AgentDeps) -> str:
-    """An English question's words in Chinese when the KB holds Chinese (IdfWeights.chinese_query), else ''."""
+    """An English question's words in Chinese when the KB is written in Chinese (IdfWeights.chinese_query), else ''."""
     question = state["question"]
     weights = deps.term_weights
-    if has_cjk(question) or not isinstance(weights, IdfWeights):
+    if not isinstance(weights, IdfWeights):
         return ""
     names = list(dict.fromkeys([*state.get("exact_terms", ()), *named_words(question)]))
     return weights.chinese_query(question, question_terms(question, weights), names)

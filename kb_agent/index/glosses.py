@@ -204,7 +204,7 @@ def _parse(text: str) -> Glosses:
     return {w: tuple(v[:GLOSSES_PER_WORD]) for w, v in zh.items()}
 
 
-REVERSE_FORMAT = 1
+REVERSE_FORMAT = 2
 
 
 class _Reverse:
@@ -267,15 +267,18 @@ def _reverse(glossary: Glosses, min_chars: int | None = None, *, phrases: bool =
     shortest = GLOSSED_MIN_CHARS if min_chars is None else min_chars
     memo: dict[str, list[str]] = {}
     out: dict[str, list[str]] = {}
-    for word, phrases in glossary.items():
+    for word, senses in glossary.items():
         if len(word) < shortest:
             continue
-        for p in phrases:
+        for p in senses:
             if p not in memo:
                 memo[p] = tokenize(p, drop_stopwords=True) if phrases or " " not in p else []
             if len(toks := memo[p]) == 1 and word not in (known := out.setdefault(toks[0], [])):
                 known.append(word)
     return {k: tuple(v) for k, v in out.items()}
+
+
+_tech_reversed: Glosses | None = None  # tech_glosses read in reverse, the same way
 
 
 def chinese_words(stems: Iterable[str]) -> dict[str, tuple[str, ...]]:
@@ -291,9 +294,6 @@ def chinese_words(stems: Iterable[str]) -> dict[str, tuple[str, ...]]:
     stems = [t for t in stems if t]
     found = _reversed().get(stems)
     return {t: tuple(dict.fromkeys((*_tech_reversed.get(t, ()), *found.get(t, ())))) for t in stems}
-
-
-_tech_reversed: Glosses | None = None  # tech_glosses read in reverse, the same way
 
 
 _ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
