@@ -312,3 +312,12 @@ def test_an_english_question_is_answered_from_a_chinese_page(tmp_path: Path) -> 
     answer = _ask(tmp_path, {"docs/read.md": READ_ZH, "docs/echo.md": ECHO_ZH}, "How do I keep a typed password from showing on the screen?")
     assert answer.found, answer.text
     assert "`-s`：使得用户的输入不显示在屏幕上" in answer.text, answer.text
+
+
+def test_the_reverse_map_reads_one_word_senses_and_phrases_only_when_asked() -> None:
+    from kb_agent.index import glosses as G
+
+    senses = {"日志": ("log",), "登录": ("log in",), "库": ("library",)}
+    assert G._reverse(senses) == {"log": ("日志",)}, "a phrase of several words is an explanation; one character is too loose"
+    assert G._reverse(senses, min_chars=1, phrases=True) == {"log": ("日志", "登录"), "librari": ("库",)}, (
+        "the computing senses: a phrasal verb and one character are sure")
