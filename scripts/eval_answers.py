@@ -107,6 +107,13 @@ SET_CORPORA = {
     "s19_podman": ("s19_podman.jsonl", "/work/evaldata/s19/podman"),
     "s19_vitezh": ("s19_vitezh.jsonl", "/work/evaldata/s19/vitezh"),
     "s19_caddy": ("s19_caddy.jsonl", "/work/evaldata/s19/caddy"),
+    # session 20, written by helpers that never ran kb (first run held out, then dev): React UI library docs as
+    # `x.en-US.md` / `x.zh-CN.md` suffix twins, Homebrew's docs, Chinese-native Kubernetes install/ops guides,
+    # OpenShift alert runbooks (the storage operator's pages)
+    "s20_antd": ("s20_antd.jsonl", "/work/evaldata/s20/antd"),
+    "s20_brew": ("s20_brew.jsonl", "/work/evaldata/s20/brew"),
+    "s20_kubeasz": ("s20_kubeasz.jsonl", "/work/evaldata/s20/kubeasz"),
+    "s20_ocprun": ("s20_ocprun.jsonl", "/work/evaldata/s20/ocprun"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -62,6 +62,10 @@ CORPORA = {
     "s19_podman.jsonl": Path("/work/evaldata/s19/podman"),
     "s19_vitezh.jsonl": Path("/work/evaldata/s19/vitezh"),
     "s19_caddy.jsonl": Path("/work/evaldata/s19/caddy"),
+    "s20_antd.jsonl": Path("/work/evaldata/s20/antd"),
+    "s20_brew.jsonl": Path("/work/evaldata/s20/brew"),
+    "s20_kubeasz.jsonl": Path("/work/evaldata/s20/kubeasz"),
+    "s20_ocprun.jsonl": Path("/work/evaldata/s20/ocprun"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
