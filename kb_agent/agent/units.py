@@ -240,6 +240,14 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
         b = blocks[j]
         nxt = leaves[pos + 1] if pos + 1 < len(leaves) else None
         prev = leaves[pos - 1] if pos > 0 else None
+        fields = _field_run(lines, blocks, leaves, pos, wrappers) if b.kind == "paragraph" and prev is not None else None
+        if fields is not None:
+            # a reference entry's field bullets (`- **Default:** `500``) go with the description under them
+            run, texts = fields
+            used.update(run)
+            h = blocks[prev]
+            label = (h.start, f"**{heading_text(h.text)[0].replace('`', '')}**: {' '.join(texts)}")
+            continue
         if b.kind == "paragraph" and nxt is not None and _labels(lines, blocks, b, blocks[nxt], wrappers):
             # "**Create a symbolic link**" over a sentence and its command: a heading in all but markup,
             # and the unit under it starts at it (the label says what the command is for)
@@ -256,6 +264,11 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
                 head = got[0]
                 got[0] = _unit(path, lines, label[0], head.end_line, head.kind, f"{label[1]} {head.text}".strip(), head.code, crumbs)
             label = None
+            if code_j is None and got and not got[-1].code and nxt is not None and _field_follows(lines, blocks, b, blocks[nxt]):
+                # "*Default:* `450`." under a description: the value of what the lines above describe
+                used.add(nxt)
+                tail, field = got[-1], blocks[nxt]
+                got[-1] = _unit(path, lines, tail.start_line, field.end, tail.kind, f"{tail.text} {shown_text(' '.join(_prose_lines(lines, blocks, field)))}".strip(), "", crumbs)
             units.extend(got)
             if code_j is not None and _is_code(lines, blocks[code_j]):  # a long fence's later entries
                 units.extend(_unit(path, lines, first, end, "code", "", code, crumbs) for first, end, code in _code_groups(lines, blocks, blocks[code_j])[1:] if shows_code(code))
@@ -579,6 +592,69 @@ def _labels(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wra
     nxt_text = " ".join(_prose_lines(lines, blocks, c)).strip()
     # a case line over the next case line ("1) Install" / "2) Configure") is a list written as paragraphs
     return _BOLD_LINE.match(nxt_text) is None and not (enumerated and _ENUM_LABEL.match(decode_references(nxt_text).strip())) and not is_boilerplate(nxt_text)
+
+
+# a reference entry's field bullet: a short label (bold, or ending in a colon) and a short value —
+# `- **Type:** `number``, `- **默认值：** `500``, `* Default: **true**`, `- **Since** 2.1`
+_FIELD = re.compile(r"^(?:(\*\*|__)[^*_:：`\s][^*_:：`]{0,23}?\1\s*[:：]?|(\*\*|__)[^*_:：`\s][^*_:：`]{0,23}?[:：]\2|[^*_:：`\s][^*_:：`]{0,23}?[:：])\s*(\S.{0,59})$")
+FIELDS_MAX = 6
+
+
+def _field_run(lines: list[str], blocks: tuple[Block, ...], leaves: list[int], pos: int, wrappers: set[int]) -> tuple[list[int], list[str]] | None:
+    """(the leaves, their shown texts) of a reference entry's field list that starts at leaves[pos], or None.
+
+    Config references (VitePress, Vitest, pnpm) write an entry as a heading, a list of two or more short
+    `**Label:** value` bullets (type, default, since), then the description: a list of only such bullets, right
+    under a heading, with a paragraph right under it at the heading's nesting. The description says what
+    the entry is; the bullets hold its values ("what is the default?") and are quoted with it."""
+    def gap(a: int, z: int) -> bool:  # only blank, wrapper or layout lines between lines a and z
+        return not any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(a + 1, z))
+
+    h, first = blocks[leaves[pos - 1]], blocks[leaves[pos]]
+    if h.kind != "heading" or h.level < 2 or not gap(h.end, first.start):
+        return None
+    run: list[int] = []
+    texts: list[str] = []
+    k = pos
+    while k < len(leaves) and len(run) <= FIELDS_MAX:
+        b = blocks[leaves[k]]
+        item = blocks[b.parent] if b.parent >= 0 else None
+        if b.kind != "paragraph" or b.end != b.start or item is None or item.kind != "list_item" or item.start != b.start \
+                or b.depth != first.depth or item.parent != h.parent or (run and not gap(blocks[run[-1]].end, b.start)):
+            break
+        text = shown_text(" ".join(_prose_lines(lines, blocks, b))).strip()
+        if _FIELD.match(" ".join(_prose_lines(lines, blocks, b)).strip()) is None:
+            return None
+        run.append(leaves[k])
+        if not is_boilerplate(text):  # a link-only "**See also:** [x](x.md)" is no value
+            texts.append(text)
+        k += 1
+    if not 2 <= len(run) <= FIELDS_MAX or k >= len(leaves):
+        return None
+    desc = blocks[leaves[k]]
+    if desc.kind != "paragraph" or desc.parent != h.parent or not gap(blocks[run[-1]].end, desc.start) or not texts:
+        return None
+    prose = shown_text(" ".join(_prose_lines(lines, blocks, desc))).strip()
+    if not prose or is_boilerplate(prose) or is_code_only(prose) or _LAYOUT.match(prose):
+        return None  # a badge, a command or a container marker under the list describes nothing
+    return run, texts
+
+
+# a field line on its own: an emphasized label and a short value (`*Default:* `450`.`, `**Default**: 500`, `**默认值：** 500`)
+_FIELD_LINE = re.compile(r"^(\*\*|__|\*|_)[^*_:：`\s][^*_:：`]{0,23}?(?:[:：]\1|\1\s*[:：])\s*\S.{0,59}$")
+
+
+def _field_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block) -> bool:
+    """Is `c` a one-line field (`*Default:* `450`.`) right under paragraph `b` (only blank lines between, in the same
+    container)? A reference page writes an entry's default under its description (Homebrew's manpage: a definition
+    list of `HOMEBREW_*` variables); alone, the line says nothing of what it is the default of."""
+    if c.kind != "paragraph" or c.start != c.end or c.parent != b.parent or c.depth != b.depth or c.start <= b.end:
+        return False
+    if any(lines[k - 1].strip(" \t>") for k in range(b.end + 1, c.start)):
+        return False
+    if c.parent >= 0 and blocks[c.parent].kind == "list_item" and blocks[c.parent].start == c.start:
+        return False
+    return _FIELD_LINE.match(" ".join(_prose_lines(lines, blocks, c)).strip()) is not None
 
 
 def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:

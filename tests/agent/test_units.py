@@ -908,3 +908,76 @@ def test_an_html_pre_block_is_code_under_the_sentence_that_introduces_it() -> No
     assert not any("Not code" in u.code for u in units), "other HTML blocks are no code"
     for u in units:
         assert u.quote == "\n".join(split_lines(HTML_PRE)[u.start_line - 1 : u.end_line]).strip()
+
+
+CONFIG_REFERENCE = """# 构建选项
+
+## build.chunkSizeWarningLimit {#build-chunksizewarninglimit}
+
+- **类型：** `number`
+- **默认值：** `500`
+
+规定触发警告的 chunk 大小（以 kB 为单位）。
+
+## hoist
+
+* Default: **true**
+* Type: **boolean**
+
+When `true`, all dependencies are hoisted.
+
+## Install
+
+- Run the installer.
+- Then restart.
+
+Done.
+"""
+
+
+def test_a_reference_entrys_field_bullets_go_with_the_description_under_them() -> None:
+    """`- **默认值：** `500`` over "规定触发警告的 chunk 大小": the value is quoted with what it is the value of."""
+    lines = split_lines(CONFIG_REFERENCE)
+    units = build_units("config.md", lines)
+    limit = next(u for u in units if "chunk 大小" in u.text)
+    assert (limit.start_line, limit.end_line) == (3, 8)
+    assert "**默认值：** `500`" in limit.text and limit.text.startswith("**build.chunkSizeWarningLimit**:"), limit.text
+    hoist = next(u for u in units if "hoisted" in u.text)
+    assert (hoist.start_line, hoist.end_line) == (10, 15) and "Default: **true**" in hoist.text
+    assert not any(u.kind == "item" and "500" in u.text for u in units), "the value is no unit of its own"
+    # a list of steps is no field list: its items stay units
+    assert [u.text for u in units if u.kind == "item"] == ["Run the installer.", "Then restart."]
+    for u in units:
+        assert u.quote == "\n".join(lines[u.start_line - 1 : u.end_line]).strip()
+
+
+MANPAGE = """# Environment
+
+`HOMEBREW_API_AUTO_UPDATE_SECS`
+
+: Check Homebrew's API for new formulae or cask data every
+  `$HOMEBREW_API_AUTO_UPDATE_SECS` seconds.
+  
+  *Default:* `450`.
+
+Run the update:
+
+```sh
+brew update
+```
+
+*Default:* `never`.
+"""
+
+
+def test_a_field_line_under_a_description_is_its_value() -> None:
+    """"*Default:* `450`." alone says nothing of what it is the default of: it goes with the description above it.
+    Under a code block it stays a unit of its own (a unit's words are shown in the file's order)."""
+    lines = split_lines(MANPAGE)
+    units = build_units("manpage.md", lines)
+    entry = next(u for u in units if "cask data" in u.text)
+    assert (entry.start_line, entry.end_line) == (3, 8) and entry.text.endswith("*Default:* `450`."), entry.text
+    assert not any(u.text.startswith("*Default:* `450`") for u in units)
+    assert any(u.text == "*Default:* `never`." and u.start_line == 16 for u in units)
+    for u in units:
+        assert u.quote == "\n".join(lines[u.start_line - 1 : u.end_line]).strip()
