@@ -18,7 +18,9 @@ _MORE_COMPARISONS = [
     re.compile(r"\b(?:should\s+(?:i|we)\s+use|when\s+(?:should\s+(?:i|we)\s+)?(?:to\s+)?use)\s+(?P<a>.+?)\s+(?:or|vs\.?|versus)\s+(?P<b>.+?)[?.!]*$", re.I),
     re.compile(r"\bhow\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+differ(?:ent)?\s+from\s+(?P<b>.+?)[?.!]*$", re.I),
     re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:有)?(?:什么|啥)?(?:区别|不同|差别|差异)"),
-    re.compile(r"(?P<a>[^，,？?]+?)\s*(?:还是)\s*(?P<b>[^，,？?]+?)[？?。]*$"),
+    # "A 还是 B？" asks which; 还是 before what happens ("重启以后还是连不上", "可是下载还是报 401") means "still"
+    re.compile(r"(?P<a>[^，,？?。！!；;]+?)(?<!以后)(?<!之后)(?<!可是)(?<!但是)(?<![但却后])\s*(?:还是)\s*"
+               r"(?!不|没|无法|报|一直|依然|仍|会|失败|出错|有问题|一样)(?P<b>[^，,？?。！!；;]+?)[？?。]*$"),
     re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:该|应该|要)?(?:怎么选|如何选择?|选哪个|用哪个)"),
     re.compile(rf"(?P<a>[{_L}.\-]+)\s+compared\s+(?:with|to)\s+(?P<b>[{_L}.\-]+)", re.I),
     # "A or B: when should I use which?", "A or B — which one?"

@@ -396,12 +396,36 @@ _AMOUNT = re.compile(r"\d|[一二三四五六七八九十百千万两半]|\b(no|
                      r"million|billion|dozen|twice|daily|weekly|monthly|yearly|hourly)\b", re.I)
 
 
-def amount_gap(question: str, shown: Sequence[str]) -> tuple[str, ...]:
-    """("an amount",) when the question asks for one and no shown unit holds a number, else ()."""
+# a question that asks how long or how often: what answers it is a duration or a schedule, not any number (a page on etcd
+# defragmentation that says it runs "periodically … since 4.9" does not say how often; "every six weeks", `30s`, 每天 do)
+# (a question that names the unit, "how many seconds", 多少天, wants only the number: `_days="365"`, `_timeout="15"`)
+_ASKS_DURATION = re.compile(r"\bhow\s+(long|often)\b|多久|多长时间|隔多长|多长一段", re.I)
+_DURATION = re.compile(
+    r"\d+(?:\.\d+)?\s*(?:ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?|months?|y|years?|毫秒|秒|分钟|分|小时|天|日|周|星期|个月|月|年)(?![A-Za-z])|"
+    r"[一二三四五六七八九十百两半几]+\s*(?:秒|分钟|小时|天|周|星期|个月|年)|每(?:秒|分钟|小时|天|日|周|星期|月|年)|"
+    r"\b(?:daily|hourly|weekly|monthly|yearly|annually|nightly|every\s+(?:second|minute|hour|day|night|week|month|year))\b|"
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|a|an|a few|several|few)"
+    r"\s+(?:more\s+)?(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|releases?|characters?|chars|bytes)\b|"
+    r"\b(?:no|without)\s+(?:limit|timeout|expiry|expiration)\b|\bnever\s+expires?\b|永不过期|不过期|没有限制|无限制|不限|"
+    r"(?:^|[\s\"'`])(?:[\d*/,-]+\s+){4}[\d*/,-]+(?=[\s\"'`]|$)|\d+\s*(?:个)?(?:字符|字节)", re.I)
+
+
+def _amount_asked(question: str) -> tuple[str, re.Pattern[str]] | None:
+    """(what the question asks for, the shape of a value that answers it) for "how many / how long / 多少 …", else None."""
+    m = _ASKS_DURATION.search(question)
+    if m is not None:
+        return f"a duration ({m.group(0)})", _DURATION
     m = _ASKS_AMOUNT.search(question)
-    if m is None or any(_AMOUNT.search(text) for text in shown):
+    return (f"a number ({m.group(0)})", _AMOUNT) if m is not None else None
+
+
+def amount_gap(question: str, shown: Sequence[str]) -> tuple[str, ...]:
+    """("an amount",) when the question asks for one and no shown unit holds one of its kind (a duration for "how
+    long / how often", any number otherwise), else ()."""
+    asked = _amount_asked(question)
+    if asked is None or any(asked[1].search(text) for text in shown):
         return ()
-    return (f"a number ({m.group(0)})",)
+    return (asked[0],)
 
 
 # a question that asks for the steps of doing something ("how do I …", "how to …", 怎么/如何/怎样 before what to do — not
@@ -451,6 +475,9 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
     if absent:
         return (absent[0],)
     if not focus or any(matching_terms(focus, text) for text in shown):
+        return ()
+    # a compound written in its parts (账号密码: 账号 … 密码) is held by a unit that holds every part
+    if any(len(matching_terms(parts, text)) == len(parts) for t in focus if has_cjk(t) and (parts := _written_in_parts(t, term_weights)) for text in shown):
         return ()
     surfaces = [next((w for w in names if t in tokenize(w)), t) for t in focus]
     if pages and all(_names_a_page(question, w, pages) for w in surfaces):
@@ -521,7 +548,7 @@ def _never_written(name: str, term_weights: TermWeights) -> bool:
     `non_exhaustive`, `std::thread::scope`) that no file holds as written, although it may use every
     part (`Float32Array`, `escape`): a different API, not another wording of one the KB explains."""
     if has_cjk(name):
-        return term_weights([name]).get(name, 0.0) >= UNKNOWN_TERM_WEIGHT
+        return term_weights([name]).get(name, 0.0) >= UNKNOWN_TERM_WEIGHT and not _written_in_parts(name, term_weights)
     code = code_form(name)
     if code is not None and not written_in_kb(term_weights, code):
         return True
@@ -531,6 +558,24 @@ def _never_written(name: str, term_weights: TermWeights) -> bool:
     parts = [t for t in tokenize(name) if sum(c.isalnum() for c in t) > 2 and not t.isdigit() and not has_cjk(t)]
     weights = term_weights(parts) if parts else {}
     return bool(parts) and all(weights.get(t, 0.0) >= UNKNOWN_TERM_WEIGHT for t in parts)
+
+
+def _written_in_parts(term: str, term_weights: TermWeights) -> tuple[str, ...]:
+    """The words a Chinese compound is made of, when the KB writes each of them somewhere (账号密码 where pages
+    write 账号 and 密码): words of two or more characters that, one after another, make up the whole term; ()
+    otherwise. Not 排行榜 over a KB that writes only 排行: what the term adds is not written."""
+    parts = [p for p in tokenize(term) if p != term and len(p) >= 2 and p in term]
+    if not parts:
+        return ()
+    weights = term_weights(parts)
+    written = [p for p in parts if weights.get(p, UNKNOWN_TERM_WEIGHT) < UNKNOWN_TERM_WEIGHT]
+    reach: dict[int, tuple[str, ...]] = {0: ()}  # the term's prefixes that written words make up, and those words
+    for i in range(len(term)):
+        if i in reach:
+            for p in written:
+                if term.startswith(p, i):
+                    reach.setdefault(i + len(p), (*reach[i], p))
+    return reach.get(len(term), ())
 
 
 # a name of three or more parts joined by hyphens (`oh-my-zsh`, `kube-state-metrics`): how packages and components
@@ -676,6 +721,9 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
 # a unit that shows how (code) may take the place of one that only talks about the thing when it scores at least this
 # share of the answer's best unit
 SHOW_HOW_RELATIVE_MIN = 0.5
+# a section that says how to fix or do something (a runbook's Mitigation, a FAQ's Solution, 解决方法)
+_HOW_HEADING = re.compile(r"\b(mitigation|mitigations|resolution|resolving|solution|solutions|fix|fixes|fixing|remedy|remediation|workaround|"
+                          r"how\s+to|how-to|procedure|steps)\b|解决|处理|修复|办法|方法|步骤|操作", re.I)
 
 
 def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
@@ -685,31 +733,40 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
     unit: the page that explains forcing a delete writes the command under a sentence that shares fewer of the
     question's words ("请执行下面命令：" + the fence) than the sentences that only talk about it. So does an answer to
     "how many / 多少" that quotes no number (amount_gap): the page's line that writes the number ("The default `COUNT`
-    value is 10."). Nothing changes when no such unit scores SHOW_HOW_RELATIVE_MIN of the best."""
+    value is 10."). Nothing changes when no such unit scores SHOW_HOW_RELATIVE_MIN of the best (code under a how-to
+    heading of a quoted page, a runbook's Mitigation, at any score)."""
     if not chosen:
         return chosen
     shows: Callable[[ScoredUnit], bool]
     sections = {(c.unit.path, c.unit.heading_path) for c in chosen}
+    best = max(s.score for s in chosen)
+
+    def how_section(s: ScoredUnit) -> bool:  # code under a heading that says how to fix or do something
+        return bool(s.unit.code) and any(_HOW_HEADING.search(h) for h in s.unit.heading_path[1:])
+
     if code_gap(question, chosen):
-        shows = lambda s: bool(s.unit.code)  # noqa: E731
+        shows = lambda s: bool(s.unit.code) and (s.score >= SHOW_HOW_RELATIVE_MIN * best or how_section(s))  # noqa: E731
     elif amount_gap(question, [c.unit.search_text for c in chosen]):
-        shows = lambda s: _AMOUNT.search(s.unit.search_text) is not None  # noqa: E731
+        shape = _amount_asked(question)[1]  # type: ignore[index]
+        shows = lambda s: shape.search(s.unit.search_text) is not None and s.score >= SHOW_HOW_RELATIVE_MIN * best  # noqa: E731
     elif _ASKS_STEPS.search(question) and not any(c.unit.code for c in chosen):
         # names in backticks but no command: the fence in the section of a quoted sentence ("… mark the revisions as
         # compacted using `--mark-compacted`." then "A full invocation may look like this:" and the fence) is the how,
         # whether or not it names what the question names (`everything`: the ranking before the focus filter)
-        shows = lambda s: bool(s.unit.code) and (s.unit.path, s.unit.heading_path) in sections  # noqa: E731
+        shows = lambda s: bool(s.unit.code) and (s.unit.path, s.unit.heading_path) in sections and s.score >= SHOW_HOW_RELATIVE_MIN * best \
+            or how_section(s)  # noqa: E731
         ranked = list(everything)
     else:
         return chosen
     pages = {s.unit.path for s in chosen}
-    best = max(s.score for s in chosen)
-    shown = [s for s in ranked if s.unit.path in pages and s.body_cov > 0 and s.score >= SHOW_HOW_RELATIVE_MIN * best
-             and shows(s) and s not in chosen]
+    # code under a quoted page's how-to heading (a runbook's Mitigation under its quoted Meaning and Impact) is the how at
+    # any score, as long as it shares a word with the question (session 20)
+    shown = [s for s in ranked if s.unit.path in pages and s.body_cov > 0 and shows(s) and s not in chosen]
     if not shown:
         return chosen
-    # the one in the section of a quoted sentence first (the command under the sentence that explains it), then the best
-    show = next((s for s in shown if (s.unit.path, s.unit.heading_path) in sections), shown[0])
+    # the one in the section of a quoted sentence first (the command under the sentence that explains it), then one under
+    # a how-to heading, then the best
+    show = next((s for s in shown if (s.unit.path, s.unit.heading_path) in sections), None) or next((s for s in shown if how_section(s)), shown[0])
     out = list(chosen)
     if sum(1 for c in out if not c.listed) >= MAX_UNITS:
         out.remove(min(out, key=lambda c: c.score))

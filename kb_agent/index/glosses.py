@@ -344,6 +344,9 @@ def lookup(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
 # endings an English word takes (diagnosing → diagnose, migrated → migrate, proxies → proxy, quickest → quick, easiest → easy)
 _INFLECTIONS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("es", ""), ("s", ""), ("ly", ""), ("er", ""), ("er", "e"),
                 ("iest", "y"), ("ier", "y"), ("est", ""), ("est", "e"))
+# a noun made of a verb or an adjective (invocation, deletion, enablement, staleness, immutability): CC-CEDICT glosses
+# the verb ("to invoke") and often not the noun, yet a tool is never named so — the shape alone says English
+_DERIVED = re.compile(r"[a-z]{3,}(?:tion|sion|ment|ness|ity)s?")
 # a prefix that makes a word of a word (retyping → typing, reconnect → connect); only before a word of this many letters
 _PREFIXES = ("re", "pre", "mis", "over")
 _PREFIXED_MIN = 4
@@ -398,7 +401,7 @@ def is_english_word(word: str) -> bool | None:
     if not d.loaded:
         return None
     w = word.lower()
-    if w in _IRREGULAR:
+    if w in _IRREGULAR or _DERIVED.fullmatch(w):
         return True
     return _english_form(d, w) or any(
         w.startswith(p) and len(w) - len(p) >= _PREFIXED_MIN and _english_form(d, w[len(p):]) for p in _PREFIXES)

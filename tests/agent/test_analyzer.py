@@ -101,3 +101,14 @@ def test_a_scope_before_a_chinese_comparison_is_not_a_side() -> None:
     assert comparison_subjects("Rust 里宏和函数有什么区别？") == ["宏", "函数"]
     assert comparison_subjects("Java 中的接口和抽象类有什么区别") == ["接口", "抽象类"]
     assert comparison_subjects("中间件和插件有什么区别") == ["中间件", "插件"]  # 中 inside a word is no scope
+
+
+def test_haishi_meaning_still_is_no_comparison() -> None:
+    """"可是下载还是报 401" is "the download still fails with 401", not "download, or 401?": the question was refused as
+    covering neither side. 还是 asks which only between two things, not before what happens."""
+    from kb_agent.agent.subjects import comparison_subjects
+
+    assert comparison_subjects("已经开了匿名读取，可是下载还是报 401 Unauthorized。怎么让 brew 请求时不带认证头？") == []
+    assert comparison_subjects("重启以后还是连不上怎么办？") == []
+    assert comparison_subjects("改完配置还是没有生效，为什么？") == []
+    assert comparison_subjects("部署用 Docker 还是 Kubernetes？") == ["部署用 Docker", "Kubernetes"]

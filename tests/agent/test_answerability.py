@@ -251,7 +251,23 @@ def test_an_english_number_word_answers_how_often(tmp_path: Path) -> None:
     from kb_agent.agent.synthesize import amount_gap
 
     assert amount_gap("How often does Rust ship a new stable release?", ["A new stable release ships every six weeks."]) == ()
-    assert amount_gap("How often does it run?", ["It runs on a schedule."]) == ("a number (How often)",)
+    assert amount_gap("How often does it run?", ["It runs on a schedule."]) == ("a duration (How often)",)
+
+
+def test_how_long_or_how_often_is_answered_by_a_duration_not_any_number() -> None:
+    """"多久执行一次？" over "从 4.9 开始，operator 会定期整理碎片" was answered: a number was shown, but not how often. A
+    question that asks how long or how often wants a duration or a schedule; other amounts any number."""
+    from kb_agent.agent.synthesize import amount_gap
+
+    assert amount_gap("cluster-etcd-operator 自动整理碎片，多久执行一次？", ["从 4.9 开始，operator 会定期整理碎片。"]) == ("a duration (多久)",)
+    assert amount_gap("重试之间间隔多久？", ["HOMEBREW_CURL_RETRIES 默认为 3。"]) == ("a duration (多久)",)
+    # a question that names the unit wants the number, which a script may write without it
+    assert amount_gap("证书有效期设的是多少天？", ['_days="365" ; openssl req -x509 -days ${_days}']) == ()
+    assert amount_gap("How many seconds does DomainResolve wait?", ['local _timeout="15"']) == ()
+    assert amount_gap("How long is the cluster CA valid?", ["The CA expiry defaults to 2 releases of etcd 3.5."]) == ()
+    for shown in ("expiry: 876000h", "有效期 100年", "it waits 30s", "runs every night", 'schedule: "*/5 * * * *"', "每天凌晨备份", "twice a day, every day"):
+        assert amount_gap("How often does the backup run, and how long is it kept?", [shown]) == (), shown
+    assert amount_gap("How many snapshots are kept?", ["Snapshots are kept in /var/backup since 4.9."]) == ()
 
 
 def test_an_api_the_kb_never_writes_is_not_answered_from_its_neighbours(tmp_path: Path) -> None:
@@ -676,3 +692,73 @@ def test_a_call_written_without_backticks_shows_how(tmp_path: Path) -> None:
           "- 前(-)/后(+) N 月最后一天：$[month_last_day(yyyy-MM-dd,-N)]，如：N=1时 2022-08-28 => 2022-07-31\n")
     draft = _answer_from(tmp_path, "built-in.md", 7, "# 页面 {i}\n\nSQL 任务 {i} 按时运行。\n", "SQL 任务里想用参数拿到上个月最后一天的日期，应该怎么写？")
     assert not draft.uncovered and "month_last_day(yyyy-MM-dd,-N)" in draft.body, (draft.uncovered, draft.body)
+
+
+def test_a_chinese_compound_the_kb_writes_in_its_parts_is_no_absent_term(tmp_path: Path) -> None:
+    """"第一次登录用什么账号密码？" over a page that writes 账号 and 密码 but never 账号密码: the compound is made of
+    words the KB writes, so it is no term of art the KB lacks (it was refused as "nothing found about '账号密码'").
+    A compound only partly written (排行榜 where the KB writes 排行) is still absent."""
+    write(tmp_path, "zh/grafana.md", "# 监控\n\n## 登录\n\n访问 grafana 的 web 界面，默认账号 admin，密码 `Admin1234!`。\n\n排行在首页。\n")
+    items = [(evidence_from(tmp_path, "zh/grafana.md", 1, 7, score=0.9, tool="vector"), 0.8)]
+    unknown = {"账号密码", "排行榜", "榜"}
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: UNKNOWN_TERM_WEIGHT if t in unknown else 1.0 for t in terms}
+
+    draft = extractive_answer("grafana 第一次登录用什么账号密码？", items, UnitCache(tmp_path), term_weights=weights)
+    assert not draft.uncovered and "Admin1234!" in draft.body, draft.uncovered
+    assert extractive_answer("grafana 的排行榜在哪里看？", items, UnitCache(tmp_path), term_weights=weights).uncovered == ("排行榜",)
+
+
+def test_a_noun_made_of_an_english_verb_is_no_tool_name() -> None:
+    """CC-CEDICT glosses "to invoke" and "to delete" but not "invocation" or "deletion": "Which ezctl invocation
+    creates it?" was refused as naming a tool the KB never writes. Such nouns are English by their shape."""
+    assert foreign_words("Which ezctl invocation creates it, and is the deletion permanent?") == ["ezctl"]
+    assert foreign_words("How do I diagnose NodeClockNotSynchronising with chronyc?") == ["chronyc"]
+
+
+PSI_RUNBOOK = """# DeschedulerPSIDisabled
+
+## Meaning
+
+The descheduler runs a profile (`KubeVirtRelieveAndMigrate`) that needs PSI metrics, but PSI is not enabled on the
+worker nodes.
+
+## Impact
+
+The `KubeVirtRelieveAndMigrate` profile cannot see PSI pressure on the worker nodes.
+
+## Diagnosis
+
+Open a debug session on a worker node:
+
+```bash
+oc debug node/<node-name>
+```
+
+## Mitigation
+
+**Note:** Applying this MachineConfig reboots the nodes one by one.
+
+```yaml
+kind: MachineConfig
+spec:
+  kernelArguments:
+    - psi=1
+```
+"""
+
+
+def test_a_how_to_answer_quoting_a_runbooks_meaning_shows_its_mitigation(tmp_path: Path) -> None:
+    """"PSI is not enabled on the workers, how do I turn it on?" quoted the runbook's Meaning and Impact (they share the
+    most words) and, for the how, the debug command under Diagnosis: the command under the page's Mitigation heading is
+    the how, whatever it scores."""
+    write(tmp_path, "DeschedulerPSIDisabled.md", PSI_RUNBOOK)
+    for i in range(30):
+        write(tmp_path, f"page{i}.md", f"# Page {i}\n\nThe app {i} serves requests on worker nodes.\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        items = [(evidence_from(tmp_path, "DeschedulerPSIDisabled.md", 1, 30, score=0.9, tool="vector"), 0.8)]
+        for q in ("The descheduler uses KubeVirtRelieveAndMigrate but PSI is not enabled on the worker nodes. How do I turn it on?",
+                  "descheduler 配了 KubeVirtRelieveAndMigrate，但 worker 节点没有开启 PSI，应该怎么打开？"):
+            draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+            assert "psi=1" in draft.body, draft.body
