@@ -218,13 +218,17 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
     head_lines = [h.line for h in heads]
     sections = [1, *(n for n in head_lines if n > 1)]
 
+    tabs = _tab_ranges(lines)
+
     def crumbs(line: int) -> tuple[str, ...]:
         trail: list[tuple[int, str]] = []
         for h in heads[: bisect.bisect_right(head_lines, line)]:
             while trail and trail[-1][0] >= h.level:
                 trail.pop()
             trail.append((h.level, h.text))
-        return tuple(t for _, t in trail)
+        # what a tab (`<TabItem label="Docker compose">` … `</TabItem>`) holds is under its label, as under a heading
+        tab = next((label for a, z, label in reversed(tabs) if a < line <= z and (not trail or a > max(n for n in head_lines if n <= line))), None)
+        return tuple(t for _, t in trail) + ((tab,) if tab else ())
 
     # HTML that only wraps other blocks (`<div class="termy">` … `</div>`) or is a comment (mdBook's
     # `<!-- manual-regeneration … -->` between "we can run the following:" and its fence) is transparent
@@ -300,6 +304,27 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
 # a tab's opening tag (Docusaurus `<TabItem value="yarn" label="Yarn">`, Nextra/Mintlify `<Tab title="macOS">`,
 # VuePress `<CodeGroupItem title="npm">`): the label a reader clicks to see the block under it
 _TAB_ITEM = re.compile(r"""^\s*<(?:TabItem|Tab|CodeGroupItem|tab)\b[^<>]*?\b(?:label|title)=(?:"([^"]+)"|'([^']+)')[^<>]*>\s*$""")
+
+
+_TAB_CLOSE = re.compile(r"^\s*</(?:TabItem|Tab|CodeGroupItem|tab)\s*>\s*$")
+
+
+def _tab_ranges(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(opening line, closing line, label) of each tab element (`<TabItem value="x" label="Docker compose">` …
+    `</TabItem>`), in order; a tab never closed runs to the end of the file."""
+    out: list[tuple[int, int, str]] = []
+    open_at: list[tuple[int, str]] = []
+    for n, text in enumerate(lines, 1):
+        if "<" not in text:
+            continue
+        m = _TAB_ITEM.match(text)
+        if m:
+            open_at.append((n, m.group(1) or m.group(2)))
+        elif _TAB_CLOSE.match(text) and open_at:
+            a, label = open_at.pop()
+            out.append((a, n, label))
+    out.extend((a, len(lines), label) for a, label in open_at)
+    return sorted(out)
 
 
 def _tab_item_above(lines: list[str], start: int, wrappers: set[int]) -> tuple[int, str] | None:

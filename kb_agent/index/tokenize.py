@@ -188,8 +188,8 @@ def matching_terms(terms: Iterable[str], text: str, *, translated: bool = True) 
     Args:
         terms: query terms, as `tokenize` returns them.
         text: the passage (or heading, path …) to look in.
-        translated: also match an English question's word in a Chinese text through the glosses of
-            the text's words (copy ~ 拷贝); False matches only as written.
+        translated: also match an English word in a Chinese text through the glosses of the text's
+            words (copy ~ 拷贝, hostname ~ 主机名); False matches only as written.
     """
     want = list(terms)
     if not want:
@@ -203,8 +203,10 @@ def matching_terms(terms: Iterable[str], text: str, *, translated: bool = True) 
         latin = have if not has_cjk(text) else _name_parts(text)
         if latin:
             got.update(t for t in want if t not in got and has_cjk(t) and _written_in_english(t, latin))
-    elif translated and len(got) < len(want) and not any(has_cjk(t) for t in want):
-        # an English question's word matches a Chinese text that writes a word it translates (copy ~ 拷贝)
+    if translated and len(got) < len(want) and has_cjk(text):
+        # an English word matches a Chinese text that writes a word it translates (copy ~ 拷贝), in an English question
+        # and in a Chinese one that writes a term in English (`hostname` ~ 主机名: "每台机器的 hostname 都不一样" over
+        # "各节点主机名不重复"; session 20)
         words = [t for t in want if t not in got and t.isascii() and t.isalpha() and len(t) > 2]
         if words:
             english = _english_of(frozenset(w for w in have if has_cjk(w) and len(w) >= GLOSSED_MIN_CHARS))

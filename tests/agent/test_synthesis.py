@@ -774,3 +774,16 @@ def test_a_weaker_intro_brings_its_short_list_when_the_slots_are_full(tmp_path: 
     assert "the memory limit must equal the memory request" in draft.body, draft.body
     assert "At least one container has a memory or CPU request" in draft.body, draft.body
     assert len("".join(s.quote for s in draft.sources)) <= MAX_ANSWER_CHARS
+
+
+def test_a_question_that_asks_for_a_number_prefers_the_unit_that_writes_one(tmp_path: Path) -> None:
+    """"浏览器默认访问哪个端口？": the sentence that writes the port (`9080`) ranks above those that only talk about the
+    browser and the address."""
+    from kb_agent.agent.synthesize import rank_units
+    from kb_agent.agent.units import UnitCache
+
+    (tmp_path / "install.md").write_text(
+        "# 安装\n\n安装后默认访问安装页面。\n\n默认端口是 `9080`。\n", encoding="utf-8")
+    items = [(evidence_from(tmp_path, "install.md", 1, 7, score=0.9, tool="vector"), 0.8)]
+    ranked = rank_units("浏览器默认访问哪个端口？", items, UnitCache(tmp_path))
+    assert "9080" in ranked[0].unit.text, [s.unit.text for s in ranked]

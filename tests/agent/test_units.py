@@ -981,3 +981,42 @@ def test_a_field_line_under_a_description_is_its_value() -> None:
     assert any(u.text == "*Default:* `never`." and u.start_line == 16 for u in units)
     for u in units:
         assert u.quote == "\n".join(lines[u.start_line - 1 : u.end_line]).strip()
+
+
+DOCUSAURUS_TABS = """# Install
+
+## Start
+
+<Tabs>
+  <TabItem value="compose" label="Docker compose" default>
+
+Run it with compose:
+
+```bash
+docker compose up
+```
+
+The default port is `9080`.
+
+  </TabItem>
+  <TabItem value="binary" label="Binary">
+
+Download the binary and run `answer run`.
+
+  </TabItem>
+</Tabs>
+
+## Next
+
+The end.
+"""
+
+
+def test_what_a_tab_holds_is_under_its_label() -> None:
+    """A Docusaurus `<TabItem label="Docker compose">` heads what it holds as a heading would: "which port after docker
+    compose up?" is about the line in that tab, which never writes "compose" itself."""
+    units = build_units("install.md", split_lines(DOCUSAURUS_TABS))
+    port = next(u for u in units if "9080" in u.text)
+    assert port.heading_path == ("Install", "Start", "Docker compose"), port.heading_path
+    assert next(u for u in units if "answer run" in u.text).heading_path == ("Install", "Start", "Binary")
+    assert next(u for u in units if u.text.endswith("The end.")).heading_path == ("Install", "Next")
