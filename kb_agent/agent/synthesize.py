@@ -419,11 +419,23 @@ _DURATION = re.compile(
     r"(?:^|[\s\"'`])(?:[\d*/,-]+\s+){4}[\d*/,-]+(?=[\s\"'`]|$)|\d+\s*(?:个)?(?:字符|字节)", re.I)
 
 
-def _amount_asked(question: str) -> tuple[str, re.Pattern[str]] | None:
+# a number in a text that names its unit of time elsewhere ("a maximum time in seconds … Defaults to 600", "单位是秒。默认为 `600`")
+_TIME_UNIT = re.compile(r"\b(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|毫秒|秒|分钟|小时|天数|天", re.I)
+
+
+class _DurationShape:
+    """A duration (`_DURATION`), or a number in a text that names a unit of time."""
+
+    @staticmethod
+    def search(text: str) -> bool:
+        return _DURATION.search(text) is not None or (_TIME_UNIT.search(text) is not None and re.search(r"\d", text) is not None)
+
+
+def _amount_asked(question: str) -> tuple[str, re.Pattern[str] | _DurationShape] | None:
     """(what the question asks for, the shape of a value that answers it) for "how many / how long / 多少 …", else None."""
     m = _ASKS_DURATION.search(question)
     if m is not None:
-        return f"a duration ({m.group(0)})", _DURATION
+        return f"a duration ({m.group(0)})", _DurationShape()
     m = _ASKS_AMOUNT.search(question)
     return (f"a number ({m.group(0)})", _AMOUNT) if m is not None else None
 
@@ -757,7 +769,7 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
         shows = lambda s: bool(s.unit.code) and (s.score >= SHOW_HOW_RELATIVE_MIN * best or how_section(s))  # noqa: E731
     elif amount_gap(question, [c.unit.search_text for c in chosen]):
         shape = _amount_asked(question)[1]  # type: ignore[index]
-        shows = lambda s: shape.search(s.unit.search_text) is not None and s.score >= SHOW_HOW_RELATIVE_MIN * best  # noqa: E731
+        shows = lambda s: bool(shape.search(s.unit.search_text)) and s.score >= SHOW_HOW_RELATIVE_MIN * best  # noqa: E731
     elif _ASKS_STEPS.search(question) and not any(c.unit.code for c in chosen):
         # names in backticks but no command: the fence in the section of a quoted sentence ("… mark the revisions as
         # compacted using `--mark-compacted`." then "A full invocation may look like this:" and the fence) is the how,

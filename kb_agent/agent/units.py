@@ -245,7 +245,7 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
         nxt = leaves[pos + 1] if pos + 1 < len(leaves) else None
         prev = leaves[pos - 1] if pos > 0 else None
         fields = _field_run(lines, blocks, leaves, pos, wrappers) if b.kind == "paragraph" and prev is not None else None
-        if fields is not None:
+        if fields is not None and prev is not None:
             # a reference entry's field bullets (`- **Default:** `500``) go with the description under them
             run, texts = fields
             used.update(run)

@@ -268,6 +268,9 @@ def test_how_long_or_how_often_is_answered_by_a_duration_not_any_number() -> Non
     for shown in ("expiry: 876000h", "有效期 100年", "it waits 30s", "runs every night", 'schedule: "*/5 * * * *"', "每天凌晨备份", "twice a day, every day"):
         assert amount_gap("How often does the backup run, and how long is it kept?", [shown]) == (), shown
     assert amount_gap("How many snapshots are kept?", ["Snapshots are kept in /var/backup since 4.9."]) == ()
+    # a number whose unit of time the sentence names apart from it
+    assert amount_gap("how long do browsers cache CORS responses by default", ["`max_age` - Sets a maximum time in seconds for browsers to cache CORS responses. Defaults to `600`."]) == ()
+    assert amount_gap("how long is it cached", ["It is cached for some time (see version 4.9)."]) == ("a duration (how long)",)
 
 
 def test_an_api_the_kb_never_writes_is_not_answered_from_its_neighbours(tmp_path: Path) -> None:
