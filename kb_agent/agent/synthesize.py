@@ -774,8 +774,8 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
         # names in backticks but no command: the fence in the section of a quoted sentence ("… mark the revisions as
         # compacted using `--mark-compacted`." then "A full invocation may look like this:" and the fence) is the how,
         # whether or not it names what the question names (`everything`: the ranking before the focus filter)
-        shows = lambda s: bool(s.unit.code) and (s.unit.path, s.unit.heading_path) in sections and s.score >= SHOW_HOW_RELATIVE_MIN * best \
-            or how_section(s)  # noqa: E731
+        shows = lambda s: (bool(s.unit.code) and (s.unit.path, s.unit.heading_path) in sections  # noqa: E731
+                           and s.score >= SHOW_HOW_RELATIVE_MIN * best) or how_section(s)
         ranked = list(everything)
     else:
         return chosen
