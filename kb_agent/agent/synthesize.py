@@ -423,28 +423,25 @@ _DURATION = re.compile(
 _TIME_UNIT = re.compile(r"\b(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|毫秒|秒|分钟|小时|天数|天", re.I)
 
 
-class _DurationShape:
-    """A duration (`_DURATION`), or a number in a text that names a unit of time."""
-
-    @staticmethod
-    def search(text: str) -> bool:
-        return _DURATION.search(text) is not None or (_TIME_UNIT.search(text) is not None and re.search(r"\d", text) is not None)
+def _holds_duration(text: str) -> bool:
+    """A duration or a schedule (`_DURATION`), or a number in a text that names a unit of time."""
+    return _DURATION.search(text) is not None or (_TIME_UNIT.search(text) is not None and _DIGIT.search(text) is not None)
 
 
-def _amount_asked(question: str) -> tuple[str, re.Pattern[str] | _DurationShape] | None:
-    """(what the question asks for, the shape of a value that answers it) for "how many / how long / 多少 …", else None."""
+def _amount_asked(question: str) -> tuple[str, Callable[[str], bool]] | None:
+    """(what the question asks for, whether a text holds a value that answers it) for "how many / how long / 多少 …", else None."""
     m = _ASKS_DURATION.search(question)
     if m is not None:
-        return f"a duration ({m.group(0)})", _DurationShape()
+        return f"a duration ({m.group(0)})", _holds_duration
     m = _ASKS_AMOUNT.search(question)
-    return (f"a number ({m.group(0)})", _AMOUNT) if m is not None else None
+    return (f"a number ({m.group(0)})", lambda text: _AMOUNT.search(text) is not None) if m is not None else None
 
 
 def amount_gap(question: str, shown: Sequence[str]) -> tuple[str, ...]:
     """("an amount",) when the question asks for one and no shown unit holds one of its kind (a duration for "how
     long / how often", any number otherwise), else ()."""
     asked = _amount_asked(question)
-    if asked is None or any(asked[1].search(text) for text in shown):
+    if asked is None or any(asked[1](text) for text in shown):
         return ()
     return (asked[0],)
 
@@ -768,8 +765,8 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
     if code_gap(question, chosen):
         shows = lambda s: bool(s.unit.code) and (s.score >= SHOW_HOW_RELATIVE_MIN * best or how_section(s))  # noqa: E731
     elif amount_gap(question, [c.unit.search_text for c in chosen]):
-        shape = _amount_asked(question)[1]  # type: ignore[index]
-        shows = lambda s: bool(shape.search(s.unit.search_text)) and s.score >= SHOW_HOW_RELATIVE_MIN * best  # noqa: E731
+        holds = _amount_asked(question)[1]  # type: ignore[index]
+        shows = lambda s: holds(s.unit.search_text) and s.score >= SHOW_HOW_RELATIVE_MIN * best  # noqa: E731
     elif _ASKS_STEPS.search(question) and not any(c.unit.code for c in chosen):
         # names in backticks but no command: the fence in the section of a quoted sentence ("… mark the revisions as
         # compacted using `--mark-compacted`." then "A full invocation may look like this:" and the fence) is the how,

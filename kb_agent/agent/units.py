@@ -227,7 +227,9 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
                 trail.pop()
             trail.append((h.level, h.text))
         # what a tab (`<TabItem label="Docker compose">` … `</TabItem>`) holds is under its label, as under a heading
-        tab = next((label for a, z, label in reversed(tabs) if a < line <= z and (not trail or a > max(n for n in head_lines if n <= line))), None)
+        above = bisect.bisect_right(head_lines, line)
+        last_heading = head_lines[above - 1] if above else 0
+        tab = next((label for a, z, label in reversed(tabs) if last_heading < a < line <= z), None)
         return tuple(t for _, t in trail) + ((tab,) if tab else ())
 
     # HTML that only wraps other blocks (`<div class="termy">` … `</div>`) or is a comment (mdBook's
@@ -595,6 +597,11 @@ ENUM_LABEL_MAX_CHARS = 40
 _BOLD_LINE = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*[:：]?$")
 
 
+def _nothing_shown_between(lines: list[str], a: int, z: int, wrappers: set[int]) -> bool:
+    """Only blank lines, wrapper HTML or layout markup between lines a and z (both excluded)."""
+    return not any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(a + 1, z))
+
+
 def _labels(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:
     """Is paragraph `b` a bold label line heading paragraph `c` (the next block, only blank lines
     between, at the same nesting, itself not a label and not the start of a list item), or a definition
@@ -610,7 +617,7 @@ def _labels(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wra
     enumerated = m is None and _ENUM_LABEL.match(shown) is not None and len(shown) <= ENUM_LABEL_MAX_CHARS
     if not enumerated and (m is None or len(text) > LABEL_MAX_CHARS or "**" in m.group(2) or "__" in m.group(2)):
         return False
-    if any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(b.end + 1, c.start)):
+    if not _nothing_shown_between(lines, b.end, c.start, wrappers):
         return False
     if c.parent >= 0 and blocks[c.parent].kind == "list_item" and blocks[c.parent].start == c.start:
         return False
@@ -632,8 +639,8 @@ def _field_run(lines: list[str], blocks: tuple[Block, ...], leaves: list[int], p
     `**Label:** value` bullets (type, default, since), then the description: a list of only such bullets, right
     under a heading, with a paragraph right under it at the heading's nesting. The description says what
     the entry is; the bullets hold its values ("what is the default?") and are quoted with it."""
-    def gap(a: int, z: int) -> bool:  # only blank, wrapper or layout lines between lines a and z
-        return not any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(a + 1, z))
+    def gap(a: int, z: int) -> bool:
+        return _nothing_shown_between(lines, a, z, wrappers)
 
     h, first = blocks[leaves[pos - 1]], blocks[leaves[pos]]
     if h.kind != "heading" or h.level < 2 or not gap(h.end, first.start):
@@ -647,9 +654,10 @@ def _field_run(lines: list[str], blocks: tuple[Block, ...], leaves: list[int], p
         if b.kind != "paragraph" or b.end != b.start or item is None or item.kind != "list_item" or item.start != b.start \
                 or b.depth != first.depth or item.parent != h.parent or (run and not gap(blocks[run[-1]].end, b.start)):
             break
-        text = shown_text(" ".join(_prose_lines(lines, blocks, b))).strip()
-        if _FIELD.match(" ".join(_prose_lines(lines, blocks, b)).strip()) is None:
+        raw = " ".join(_prose_lines(lines, blocks, b)).strip()
+        if _FIELD.match(raw) is None:
             return None
+        text = shown_text(raw).strip()
         run.append(leaves[k])
         if not is_boilerplate(text):  # a link-only "**See also:** [x](x.md)" is no value
             texts.append(text)
@@ -685,7 +693,7 @@ def _field_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Blo
 def _code_follows(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wrappers: set[int]) -> bool:
     """Is `c` the code that belongs to paragraph `b` (next block, only blank lines between, not a new
     list item, not deeper in the nesting)?"""
-    if c.start <= b.end or any(lines[k - 1].strip(" \t>") and k not in wrappers and not _LAYOUT.match(lines[k - 1]) for k in range(b.end + 1, c.start)):
+    if c.start <= b.end or not _nothing_shown_between(lines, b.end, c.start, wrappers):
         return False
     if c.depth > b.depth:
         return False
