@@ -114,6 +114,9 @@ SET_CORPORA = {
     "s20_brew": ("s20_brew.jsonl", "/work/evaldata/s20/brew"),
     "s20_kubeasz": ("s20_kubeasz.jsonl", "/work/evaldata/s20/kubeasz"),
     "s20_ocprun": ("s20_ocprun.jsonl", "/work/evaldata/s20/ocprun"),
+    # session 21, written by helpers that never ran kb (first run held out, then dev): a TUI's README, YAML config
+    # reference and keybinding tables (en, zh-CN, zh-TW)
+    "s21_lazygit": ("s21_lazygit.jsonl", "/work/evaldata/s21/lazygit"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default
