@@ -223,6 +223,15 @@ def find_exact_terms(question: str) -> list[str]:
 QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:[KMGTP]i?B|[KMGT]|bytes?|ms|us|µs|ns|s|sec|secs|min|mins|h|hrs?|d|days?|[KMG]?Hz|px|em|rem|x)", re.I)
 _NAME_WORD = re.compile(rf"(?<![{_L}.\-/])[A-Za-z0-9][{_L}.\-/+]*[{_L}+]|(?<![{_L}.\-/])[A-Z]")
 
+# what a question gives as an example of its own ("某个文件（比如 src/main.go）", "a file, e.g. `app.py`"): the
+# user's value, searched for like any word, but no name the KB must write for the question to be answered
+_EXAMPLE = re.compile(r"(?:比如|例如|譬如|比方说|\be\.g\.|\bfor (?:example|instance)\b)[\s,:：，]*([^，,。；;）)?？!！\n]{1,40})", re.I)
+
+
+def example_words(question: str) -> set[str]:
+    """The names the question writes inside an example it gives (`src/main.go` in "（比如 src/main.go）")."""
+    return {m.group() for ex in _EXAMPLE.finditer(question) for m in _NAME_WORD.finditer(ex.group(1))}
+
 
 def _operators(text: str, *, sentence: bool = True) -> list[tuple[int, str]]:
     """The operators `text` names by themselves, with where each starts (`sentence`: `text` is a whole

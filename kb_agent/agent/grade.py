@@ -38,11 +38,14 @@ def question_terms(question: str, term_weights: TermWeights | None = None) -> li
     # English question words are filler; a Chinese question's Latin words are names (`find 批量删掉 txt 文件`)
     filler = set() if has_cjk(question) else _filler_tokens()
     out = list(dict.fromkeys(t for t in tokenize(question, drop_stopwords=True) if t not in filler and len(t) > 1))
+    # a measure word glued to the noun it counts (多少个字符 → 个字符 beside 字符) is that noun, not a term of its own
+    out = [t for t in out if not (len(t) > 2 and t[0] in _CLASSIFIERS and t[1:] in out)]
     if isinstance(term_weights, IdfWeights):
         out = [t for t in term_weights.split_unseen(out) if t not in filler]
     return out
 
 
+_CLASSIFIERS = frozenset("个条次项位台张份种行块只件篇层组")
 _FILLER_TOKENS: set[str] = set()
 
 
@@ -441,6 +444,13 @@ class IdfWeights:
         if not found:
             return ""
         return " ".join(dict.fromkeys([*names, *(w for ws in found.values() for w in ws)]))
+
+    def english_query(self, question: str, terms: Sequence[str]) -> str:
+        """A Chinese question's search words in English (index/glosses.py english_query), the glosses this KB
+        writes first."""
+        from kb_agent.index.glosses import english_query
+
+        return english_query(question, terms, self._df)
 
     def _gloss_df(self, term: str) -> int:
         """Chunks holding the commonest of the term's English glosses (all of a gloss's words), 0 for none."""

@@ -211,7 +211,7 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
         missing=missing,
         safety_net=not state.get("tool_override"),
         names=tuple(named_words(state["question"])),
-        english=english_query(state["question"], question_terms(state["question"])) if not missing and has_cjk(state["question"]) else "",
+        english=_english_query(state, deps) if not missing and has_cjk(state["question"]) else "",
         chinese=_chinese_query(state, deps) if not missing else "",
     )
     steps = make_plan(req)
@@ -220,6 +220,15 @@ def plan(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]
         return {"plan": [], "stop_reason": "exhausted" if state.get("evidence") else "no_evidence"}
     run.detail = "; ".join(f"{s.step_id} {s.tool}({s.tool_input!r})" + (f" after {','.join(s.depends_on)}" if s.depends_on else "") for s in steps)
     return {"plan": steps, "iteration": iteration, "tried": [s.signature for s in steps]}
+
+
+def _english_query(state: RetrievalState, deps: AgentDeps) -> str:
+    """A Chinese question's words in English, the glosses the KB writes first when its statistics are at hand."""
+    question = state["question"]
+    weights = deps.term_weights
+    if isinstance(weights, IdfWeights):
+        return weights.english_query(question, question_terms(question))
+    return english_query(question, question_terms(question))
 
 
 def _chinese_query(state: RetrievalState, deps: AgentDeps) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
-from kb_agent.agent.analyzer import LATIN_WORD, QUANTITY, is_operator, named_words
+from kb_agent.agent.analyzer import LATIN_WORD, QUANTITY, example_words, is_operator, named_words
 from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_new_word, is_term_of_art, question_terms, uniform_weights, written_in_kb
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import as_written, comparison_subjects, covers, mention_target, uncovered
@@ -362,7 +362,8 @@ FOCUS_MIN_WEIGHT = 3.0
 def question_names(question: str, exact_terms: Sequence[str] = ()) -> list[str]:
     """What the question names: its names and exact terms as written, and its long Chinese dictionary words."""
     cjk = [t for t in question_terms(question) if is_term_of_art(t) or is_new_word(t)]
-    names = (w for w in (*exact_terms, *named_words(question)) if not QUANTITY.fullmatch(w))  # "4KB": a page writes "4 KB"
+    examples = example_words(question)  # the user's own value ("比如 src/main.go") need not be written anywhere
+    names = (w for w in (*exact_terms, *named_words(question)) if not QUANTITY.fullmatch(w) and w.strip("`'\"") not in examples)  # "4KB": a page writes "4 KB"
     return list(dict.fromkeys((*names, *cjk)))
 
 

@@ -804,6 +804,48 @@ def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: 
     return [_unit(path, lines, start, end, kind, text, code, crumbs)]
 
 
+# a full stop that ends no sentence: an abbreviation ("(e.g. word-wise movement …)", "i.e.", "vs.")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|vs|cf|approx|incl|etc|resp|esp|ca)\.|\bN[Oo]\.)$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    """A stretch of text with re.Match's start/end/group, for sentences joined across a false stop."""
+
+    text: str
+    begin: int
+
+    def group(self) -> str:
+        return self.text
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.begin + len(self.text)
+
+
+def _sentence_spans(joined: str) -> list[_Span]:
+    """`_SENTENCE` pieces, with a piece that ends in an abbreviation or inside an open parenthesis ("… (e.g. word-wise
+    cursor movement … elsewhere)") joined to the next one (a lower-case word after "etc." goes on; a capital starts anew)."""
+    out: list[_Span] = []
+    carry: _Span | None = None
+    for m in _SENTENCE.finditer(joined):
+        piece = _Span(m.group(), m.start()) if carry is None else _Span(joined[carry.begin : m.end()], carry.begin)
+        t = piece.text.rstrip()
+        nxt = joined[m.end() :].lstrip()[:1]
+        open_paren = t.count("(") > t.count(")") or t.count("（") > t.count("）")
+        abbreviation = _ABBREVIATION.search(t) is not None and not (t.endswith("etc.") and nxt.isupper())
+        if (open_paren or abbreviation) and nxt and len(t) < LONG_PARAGRAPH_CHARS:  # a stray "(" does not swallow the rest
+            carry = piece
+            continue
+        carry = None
+        out.append(piece)
+    if carry is not None:
+        out.append(carry)
+    return out
+
+
 def _sentences(prose: list[str], first_line: int) -> list[tuple[int, int, str]]:
     """Sentences of a wrapped paragraph as (first line, last line, text); text is verbatim."""
     joined = ""
@@ -814,7 +856,7 @@ def _sentences(prose: list[str], first_line: int) -> list[tuple[int, int, str]]:
         offsets.append((len(joined), first_line + k))
         joined += p
     out: list[tuple[int, int, str]] = []
-    for m in _SENTENCE.finditer(joined):
+    for m in _sentence_spans(joined):
         t = m.group().strip()
         if len(t) < 3:
             continue

@@ -414,9 +414,15 @@ def _english_form(d: "_Dictionary", w: str) -> bool:
     return any(w.endswith(end) and len(w) - len(end) >= 3 and d.is_english(w[: len(w) - len(end)] + add) for end, add in _INFLECTIONS)
 
 
-def english_query(question: str, terms: Iterable[str]) -> str:
+# the glosses of one Chinese word searched for
+QUERY_GLOSSES = 2
+
+
+def english_query(question: str, terms: Iterable[str], df: Callable[[Iterable[str]], dict[str, int]] | None = None) -> str:
     """The question's search words in English: its Latin words as written, each Chinese term's first
-    glosses in its place ('' when no Chinese term has one, or the question has no Chinese)."""
+    glosses in its place ('' when no Chinese term has one, or the question has no Chinese). With the
+    index's document frequencies (`df`), a word's glosses that the KB writes go first, the commonest
+    first (换行 → "wrap" in a KB that never writes "newline"); its first glosses when it writes none."""
     from kb_agent.index.tokenize import has_cjk
 
     if not has_cjk(question):
@@ -428,13 +434,29 @@ def english_query(question: str, terms: Iterable[str]) -> str:
     cjk += [a + b for a, b in zip(cjk, cjk[1:]) if a + b in TECH_GLOSSES and a + b in question]
     # cut_for_search gives a long word and its parts (统计信息, 统计, 信息): a part is glossed only when the whole is not
     found = lookup(cjk)
+    if df is not None:
+        found = _written_first(found, df)
     words: list[str] = []
     glossed = False
     for t in cjk:
         if found.get(t) and not any(t != o and t in o and found.get(o) for o in cjk):
             glossed = True
-            words.extend(found[t][:2])
+            words.extend(found[t][:QUERY_GLOSSES])
     if not glossed:
         return ""
     latin = re.findall(r"[A-Za-z0-9][A-Za-z0-9_.\-/]*", question)  # Latin only: not \w, which takes CJK in
     return " ".join(dict.fromkeys([*latin, *words]))
+
+
+def _written_first(found: Glosses, df: Callable[[Iterable[str]], dict[str, int]]) -> Glosses:
+    """Each word's glosses reordered: those the KB writes (every word of the phrase), the commonest first
+    (a phrase counts as its rarest word), then the rest in the dictionary's order."""
+    from kb_agent.index.tokenize import tokenize
+
+    toks = {g: tokenize(g, drop_stopwords=True) for gs in found.values() for g in gs}
+    counts = df(sorted({t for ts in toks.values() for t in ts}))
+    out: Glosses = {}
+    for word, gs in found.items():
+        seen = {g: min((counts.get(t, 0) for t in toks[g]), default=0) for g in gs}
+        out[word] = tuple(sorted(gs, key=lambda g: (-seen[g] if seen[g] else 1, gs.index(g))))
+    return out

@@ -765,3 +765,30 @@ def test_a_how_to_answer_quoting_a_runbooks_meaning_shows_its_mitigation(tmp_pat
                   "descheduler 配了 KubeVirtRelieveAndMigrate，但 worker 节点没有开启 PSI，应该怎么打开？"):
             draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
             assert "psi=1" in draft.body, draft.body
+
+
+def test_a_name_the_question_gives_as_an_example_need_not_be_written(tmp_path: Path) -> None:
+    """"我只想看改动过某个文件（比如 src/main.go）的那些提交…" was refused as "nothing found about 'src/main.go'": the path is
+    the user's example, no name a page must write. A name the question asks about outside an example still must be."""
+    write(tmp_path, "docs/filter.md", "# Filtering\n\nTo show only the commits that touched a file, run `lazygit -f path/to/file`.\n")
+    items = [(evidence_from(tmp_path, "docs/filter.md", 1, 3, score=0.9, tool="vector"), 0.8)]
+    unknown = {"src", "main.go", "main", "go", "src/main.go", "frobnicate"}
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: UNKNOWN_TERM_WEIGHT if t in unknown else 1.0 for t in terms}
+
+    for q in ("我只想看改动过某个文件（比如 src/main.go）的 commits，lazygit 怎么 filter？",
+              "How do I filter the commits to one file, e.g. src/main.go, in lazygit?"):
+        draft = extractive_answer(q, items, UnitCache(tmp_path), term_weights=weights)
+        assert not draft.uncovered and "lazygit -f" in draft.body, (q, draft.uncovered)
+    assert extractive_answer("How do I filter commits with src/main.go in lazygit?", items, UnitCache(tmp_path), term_weights=weights).uncovered
+
+
+def test_a_measure_word_glued_to_its_noun_is_that_noun() -> None:
+    """jieba cuts "多少个字符" into 个字符 beside 字符: 个字符 is a dictionary word no page writes, and it vetoed the
+    answer ("nothing found about '个字符'") although the page writes 字符."""
+    from kb_agent.agent.grade import question_terms
+
+    terms = question_terms("提交信息默认在多少个字符处折行？")
+    assert "字符" in terms and "个字符" not in terms, terms
+    assert "个人" in question_terms("个人信息怎么删除？") or "个人信息" in question_terms("个人信息怎么删除？"), "a word that only begins with 个 stays"

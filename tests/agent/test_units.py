@@ -1020,3 +1020,23 @@ def test_what_a_tab_holds_is_under_its_label() -> None:
     assert port.heading_path == ("Install", "Start", "Docker compose"), port.heading_path
     assert next(u for u in units if "answer run" in u.text).heading_path == ("Install", "Start", "Binary")
     assert next(u for u in units if u.text.endswith("The end.")).heading_path == ("Install", "Next")
+
+
+def test_a_long_paragraph_is_not_cut_at_an_abbreviation_or_inside_parentheses() -> None:
+    """lazygit's Config.md: "… on Linux and Windows (e.g. word-wise cursor movement … `ctrl` elsewhere). Lazygit picks …"
+    was quoted from "word-wise cursor movement" on, its opening and its closing parenthesis in another unit: a full
+    stop after "e.g." ends no sentence, nor does one inside an open parenthesis. "etc." before a capital does."""
+    para = ("A few keybindings have different defaults on macOS than on Linux and Windows (e.g. word-wise cursor movement "
+            "in text inputs uses `alt` on macOS but `ctrl` elsewhere). Lazygit picks these based on the OS it's running on, "
+            "but you can override that with the `LAZYGIT_KEYBINDING_PLATFORM` environment variable. Set it to `darwin`, "
+            "`linux`, or `windows`, i.e. one of the three names. Tabs, spaces, etc. Then the rest follows.")
+    got = [u.text for u in units(f"# Keys\n\n{para}\n")]
+    assert got == [
+        "A few keybindings have different defaults on macOS than on Linux and Windows (e.g. word-wise cursor movement "
+        "in text inputs uses `alt` on macOS but `ctrl` elsewhere).",
+        "Lazygit picks these based on the OS it's running on, but you can override that with the "
+        "`LAZYGIT_KEYBINDING_PLATFORM` environment variable.",
+        "Set it to `darwin`, `linux`, or `windows`, i.e. one of the three names.",
+        "Tabs, spaces, etc.",
+        "Then the rest follows.",
+    ], got

@@ -74,6 +74,18 @@ def test_english_query_translates_the_chinese_words_and_keeps_the_latin_ones() -
     assert english_query("统计信息", ["统计信息", "统计", "信息"]).split()[0] == "statistics", "the whole word is glossed, not its parts"
 
 
+def test_english_query_searches_the_glosses_the_kb_writes_first() -> None:
+    """"提交信息自动换行…": 换行's first glosses are "newline", "line break"; over a KB that writes only "wrap"
+    (lazygit's `autoWrapWidth: 72`, "the width to wrap to") the search missed the line. With the index's document
+    frequencies the written gloss goes first; a word the KB writes no gloss of keeps the dictionary's order."""
+    plain = english_query("自动换行", ["换行"]).split()
+    assert "wrap" not in plain[:2], plain
+    df = {"wrap": 3}
+    q = english_query("自动换行", ["换行"], lambda ts: {t: df.get(t, 0) for t in ts}).split()
+    assert q[0] == "wrap", q
+    assert english_query("删除", ["删除"], lambda ts: dict.fromkeys(ts, 0)).split()[0] == "delete", "nothing written: the dictionary's order"
+
+
 def test_a_chinese_term_matches_an_english_text_that_writes_its_translation() -> None:
     assert matching_terms(["删除", "远程", "分支"], "Delete remote branch") == {"删除", "远程", "分支"}
     assert matching_terms(["删除", "分支"], "Rename the current branch") == {"分支"}
