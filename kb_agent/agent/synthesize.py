@@ -489,7 +489,7 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
     # `CPUThrottlingHigh`, whose parts it uses), cannot be answered about, whatever else matches
     names = question_names(question, exact_terms)
     cross_language = not any(has_cjk(text) for text in shown)
-    absent = [w for w in names if not (cross_language and has_cjk(w)) and _never_written(w, term_weights)]
+    absent = [w for w in names if not (cross_language and has_cjk(w)) and _never_written(w, term_weights) and not _fence_for(w, shown)]
     absent = absent or foreign_words(question, names, lambda w: _never_written(w, term_weights) and not written_in_kb(term_weights, w))
     if absent:
         return (absent[0],)
@@ -501,7 +501,24 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
     surfaces = [next((w for w in names if t in tokenize(w)), t) for t in focus]
     if pages and all(_names_a_page(question, w, pages) for w in surfaces):
         return ()
-    return (surfaces[0],)
+    # the config file the user edits ("What do I put in application.yml?") is answered by a fence in its language
+    surfaces = [w for w in surfaces if not _fence_for(w, shown)]
+    return (surfaces[0],) if surfaces else ()
+
+
+# a config file named by the question, and the fence languages its content is shown in
+_CONFIG_FILE = re.compile(r"[\w.~/-]*\.(ya?ml|toml|json|ini|cfg|conf|properties|xml)", re.I)
+_FENCE_LANGUAGES = {"yml": "yaml|yml", "yaml": "yaml|yml", "toml": "toml", "json": "json5?|jsonc", "ini": "ini|toml|cfg",
+                    "cfg": "cfg|ini", "conf": "conf|nginx|apacheconf|ini", "properties": "properties|ini", "xml": "xml"}
+
+
+def _fence_for(name: str, shown: Sequence[str]) -> bool:
+    """Is `name` a config file (`application.yml`, `daemon.json`) and does a shown unit quote a fence in its language?"""
+    m = _CONFIG_FILE.fullmatch(name)
+    if m is None:
+        return False
+    fence = re.compile(rf"(?:^|\s)(?:```|~~~)\s*(?:{_FENCE_LANGUAGES[m.group(1).lower()]})\b", re.I)
+    return any(fence.search(text) for text in shown)
 
 
 _NEXT_WORD = r"(?<![\w.-]){}\s+([A-Za-z][\w-]*)"

@@ -361,12 +361,13 @@ def test_a_tool_typed_in_lower_case_that_the_kb_never_writes_is_not_answered_abo
 def test_everyday_words_a_dictionary_lists_only_as_their_root_are_not_foreign() -> None:
     """CC-CEDICT glosses "to forget", never "forgot", and "to type", never "retype": a question in everyday
     English ("I forgot to include a file … without retyping the message") was refused as naming a tool the
-    KB never writes (`forgot`). Irregular past forms and re-/pre-/mis-/over- words are English; tools stay
+    KB never writes (`forgot`). Irregular past forms and re-/pre-/mis-/over-/un- words are English; tools stay
     foreign."""
     assert foreign_words("I forgot to include a file in my last commit. How do I add it without retyping the message?") == []
     assert foreign_words("The build broke and nobody woke up: who threw the error?") == []
     assert foreign_words("How do I misconfigure or preinstall nothing with chronyc?") == ["chronyc"]
-    assert foreign_words("untar it with rsync") == ["untar", "rsync"], "a tool's name is no English word behind a prefix"
+    # un- undoes an English verb (unset, untar: session 21); a tool's name behind it stays foreign
+    assert foreign_words("unrar it with rsync") == ["unrar", "rsync"], "a tool's name is no English word behind a prefix"
 
 
 def test_a_name_that_qualifies_the_page_the_answer_comes_from_is_covered(tmp_path: Path) -> None:
@@ -792,3 +793,30 @@ def test_a_measure_word_glued_to_its_noun_is_that_noun() -> None:
     terms = question_terms("提交信息默认在多少个字符处折行？")
     assert "字符" in terms and "个字符" not in terms, terms
     assert "个人" in question_terms("个人信息怎么删除？") or "个人信息" in question_terms("个人信息怎么删除？"), "a word that only begins with 个 stays"
+
+
+def test_the_config_file_the_user_edits_is_answered_by_a_fence_in_its_language(tmp_path: Path) -> None:
+    """"What do I put in application.yml?" over a page that shows the settings in a ```yaml fence under **YAML** but never
+    writes the file's name was refused ("nothing found about 'application.yml'"). A fence in another language answers
+    nothing about the file."""
+    write(tmp_path, "docs/tracing.md", "# Event trace\n\nExclude noisy jobs from tracing.\n\n**YAML**\n```yaml\nelasticjob:\n"
+          "  tracing:\n    type: RDB\n    excludeJobNames: [ job-name-1 ]\n```\n")
+    write(tmp_path, "docs/java.md", "# Event trace in Java\n\nExclude noisy jobs from tracing.\n\n```java\nnew TracingConfiguration(\"RDB\");\n```\n")
+    unknown = {"application.yml", "applic", "yml"}
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: UNKNOWN_TERM_WEIGHT if t in unknown else 1.0 for t in terms}
+
+    q = "How do I exclude noisy jobs from RDB tracing? What do I put in application.yml?"
+    yaml_items = [(evidence_from(tmp_path, "docs/tracing.md", 1, 11, score=0.9, tool="vector"), 0.8)]
+    draft = extractive_answer(q, yaml_items, UnitCache(tmp_path), term_weights=weights)
+    assert not draft.uncovered and "excludeJobNames" in draft.body, draft.uncovered
+    java_items = [(evidence_from(tmp_path, "docs/java.md", 1, 7, score=0.9, tool="vector"), 0.8)]
+    assert extractive_answer(q, java_items, UnitCache(tmp_path), term_weights=weights).uncovered == ("application.yml",)
+
+
+def test_a_verb_undone_by_un_is_english() -> None:
+    """"leave the connection timeout unset" was refused as "nothing found about 'unset'": un- before a three-letter verb
+    is as English as re- before a longer one; a tool name stays one."""
+    words = foreign_words("If I leave the timeout unset, and unzip the archive, which default applies with chronyc?")
+    assert "unset" not in words and "unzip" not in words and "chronyc" in words, words
