@@ -115,8 +115,13 @@ SET_CORPORA = {
     "s20_kubeasz": ("s20_kubeasz.jsonl", "/work/evaldata/s20/kubeasz"),
     "s20_ocprun": ("s20_ocprun.jsonl", "/work/evaldata/s20/ocprun"),
     # session 21, written by helpers that never ran kb (first run held out, then dev): a TUI's README, YAML config
-    # reference and keybinding tables (en, zh-CN, zh-TW)
+    # reference and keybinding tables (en, zh-CN, zh-TW); a shell prompt's config reference and guides in en + zh-CN
+    # twins (starship); a version manager / task runner's docs (mise); a
+    # Chinese-native job scheduler manual as `x.cn.md` / `x.en.md` twins (ElasticJob)
     "s21_lazygit": ("s21_lazygit.jsonl", "/work/evaldata/s21/lazygit"),
+    "s21_starship": ("s21_starship.jsonl", "/work/evaldata/s21/starship"),
+    "s21_mise": ("s21_mise.jsonl", "/work/evaldata/s21/mise"),
+    "s21_shardingzh": ("s21_shardingzh.jsonl", "/work/evaldata/s21/sharding"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default
