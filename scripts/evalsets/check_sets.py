@@ -66,6 +66,10 @@ CORPORA = {
     "s20_brew.jsonl": Path("/work/evaldata/s20/brew"),
     "s20_kubeasz.jsonl": Path("/work/evaldata/s20/kubeasz"),
     "s20_ocprun.jsonl": Path("/work/evaldata/s20/ocprun"),
+    "s21_lazygit.jsonl": Path("/work/evaldata/s21/lazygit"),
+    "s21_starship.jsonl": Path("/work/evaldata/s21/starship"),
+    "s21_mise.jsonl": Path("/work/evaldata/s21/mise"),
+    "s21_shardingzh.jsonl": Path("/work/evaldata/s21/sharding"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
