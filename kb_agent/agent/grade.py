@@ -38,14 +38,18 @@ def question_terms(question: str, term_weights: TermWeights | None = None) -> li
     # English question words are filler; a Chinese question's Latin words are names (`find 批量删掉 txt 文件`)
     filler = set() if has_cjk(question) else _filler_tokens()
     out = list(dict.fromkeys(t for t in tokenize(question, drop_stopwords=True) if t not in filler and len(t) > 1))
-    # a measure word glued to the noun it counts (多少个字符 → 个字符 beside 字符) is that noun, not a term of its own
-    out = [t for t in out if not (len(t) > 2 and t[0] in _CLASSIFIERS and t[1:] in out)]
+    # a measure word glued to the noun it counts (多少个字符 → 个字符 beside 字符) is that noun, not a term of its own; the
+    # words of "how long / how many" (多长时间 → 长时间, 时间) are what is asked for, not what it is about
+    asked = [m.span() for m in _ASKS_AMOUNT_ZH.finditer(question)]
+    out = [t for t in out if not (len(t) > 2 and t[0] in _CLASSIFIERS and t[1:] in out)
+           and not (has_cjk(t) and any(t in question[a:b] for a, b in asked))]
     if isinstance(term_weights, IdfWeights):
         out = [t for t in term_weights.split_unseen(out) if t not in filler]
     return out
 
 
 _CLASSIFIERS = frozenset("个条次项位台张份种行块只件篇层组")
+_ASKS_AMOUNT_ZH = re.compile(r"多长时间|多少时间|多长|多久|多少|多大|几[秒分天次个条层台位倍]")
 _FILLER_TOKENS: set[str] = set()
 
 
@@ -379,6 +383,10 @@ class IdfWeights:
         unseen = [t for t in terms if not df.get(t)] if not any(has_cjk(t) for t in terms) else []
         translated = self.translations(unseen)
         translatable = chinese_words(unseen) if unseen and self._prose_is_chinese() else {}
+        # jieba's search cut gives a long word and its pieces (环境变量 → 环境, 变量, 环境变): a piece of a word the KB writes
+        # (or writes in English) is no word it lacks (weighed below, only not as absent)
+        longer = [o for o in terms if has_cjk(o) and len(o) > 2 and (df.get(o) or self._gloss_df(o))]
+        pieces = {t for t in terms if has_cjk(t) and not df.get(t) and any(t != o and t in o for o in longer)}
         for t in terms:
             if df.get(t):
                 out[t] = min(bm25_idf(self._n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
@@ -405,6 +413,9 @@ class IdfWeights:
                 out[t] = 0.0
             else:
                 out[t] = UNKNOWN_TERM_WEIGHT
+        for t in pieces:
+            if out[t] >= UNKNOWN_TERM_WEIGHT:
+                out[t] = 0.0
         return out
 
     def _absent_thing(self, term: str) -> bool:

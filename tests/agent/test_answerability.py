@@ -126,6 +126,22 @@ def test_question_segmentation_artefacts_weigh_nothing() -> None:
     assert 0 < w["测试"] < UNKNOWN_TERM_WEIGHT
 
 
+def test_a_piece_of_a_word_the_kb_writes_and_the_words_of_how_long_are_no_absent_terms() -> None:
+    """"开启 mise 的环境变量缓存之后，缓存默认多长时间过期？" over a KB with a few Chinese lines: jieba's search cut gives
+    环境变 (a dictionary noun) beside 环境变量, and 长时间 / 多长时间 (how long); each weighed as a term of art the KB lacks,
+    so every passage scored 0 and the question was refused. 环境变 is a piece of a word the KB writes; 多长时间 is what is
+    asked, not what it is about. A term of art the KB lacks is still absent."""
+    from kb_agent.agent.grade import question_terms
+
+    terms = question_terms("开启 mise 的环境变量缓存之后，缓存默认多长时间过期？")
+    assert "长时间" not in terms and "多长时间" not in terms and "缓存" in terms and "过期" in terms, terms
+    seen = {"环境变量": 4, "缓存": 6, "的": 80}
+    weights = idf_weights(lambda ts: {t: seen[t] for t in ts if t in seen}, 100, literal_files=lambda t: 0)
+    w = weights(["环境变量", "环境变", "缓存", "防火墙"])
+    assert w["环境变"] == 0.0 and 0 < w["环境变量"] < UNKNOWN_TERM_WEIGHT, w
+    assert w["防火墙"] == UNKNOWN_TERM_WEIGHT
+
+
 def test_a_chinese_question_about_an_english_kb_is_judged_by_its_shared_words() -> None:
     english_only = {"kubelet": 5, "logs": 20}
     weights = idf_weights(lambda ts: {t: english_only[t] for t in ts if t in english_only}, 100, literal_files=lambda t: 0)
