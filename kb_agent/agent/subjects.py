@@ -29,6 +29,10 @@ _MORE_COMPARISONS = [
     # only an option: "ssh -L vs ssh -R port forwarding"); a word may be code (`v[100] vs v.get(100)`)
     re.compile(rf"(?P<a>[{_L}.\-\[\]():]+(?:\s+[{_L}.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L}.\-\[\]():]*[{_L}\])](?:\s+--?[A-Za-z][\w-]*)?)", re.I),
 ]
+# "A 和 B 这两种策略，结果有什么不同？": the pair named as "these two …" (the difference may be asked after a comma; the sides
+# end where "这两种" begins)
+_THESE_TWO = re.compile(r"(?P<a>[^，,？?。]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?。]+?)\s*(?:这|那)?(?:两|二)(?:种|个|类|款|项|者)"
+                        r"(?=[^？?]*(?:区别|不同|差别|差异|分别|各自))")
 _MENTION = [
     re.compile(
         r"\b(?:which|what|list(?:\s+all)?|find(?:\s+all)?|show(?:\s+all)?)\s+(?:other\s+)?(?:pages?|files?|docs?|documents?|runbooks?|notes?|adrs?)\s+"
@@ -43,10 +47,13 @@ _MENTION = [
 def comparison_subjects(question: str) -> list[str]:
     """The things a comparison question compares ("difference between A and B", "A vs B",
     "比较 A 和 B", "A 和 B 有什么区别"); [] when it is not a comparison."""
+    q = comparison_text(question)
+    m = _THESE_TWO.search(q) if q else None
+    if m and distinct_subjects(a := m.group("a").strip(" ,，的"), b := m.group("b").strip(" ,，的")):
+        return [a, b]
     found = _analyzer_subjects(question)
     if found:
         return found
-    q = comparison_text(question)
     for pattern in _MORE_COMPARISONS:
         m = pattern.search(q) if q else None
         if m:

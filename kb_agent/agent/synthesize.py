@@ -731,6 +731,8 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
             add_contrast()
         while len(chosen) < MAX_UNITS and any(_take(chosen, queue, 1, cache) for queue in queues):
             pass  # slots left: the subjects take turns
+        _sibling_sections(chosen, ranked, subjects, cache)
+        _parallel_definitions(chosen, ranked)
     if relevant:
         best = relevant[0].score
         pool = [s for s in relevant if s.score >= UNIT_RELATIVE_MIN * best
@@ -828,6 +830,77 @@ def _subject_queue(ranked: list[ScoredUnit], subjects: Sequence[str], subject: s
     # then any unit whose text names it: sharing a word with the question, or naming it as written (the `[]` of `v[100]`)
     exact = bool(as_written(subject))
     return [*own, *(s for s in ranked if (exact or s.body_cov > 0) and covers(subject, [s.unit.search_text]))]
+
+
+def _about(subject: str, heading: str) -> bool:
+    """Is a section with this heading about the subject: the heading holds the subject, or the subject names every
+    word of a short heading ("`depends`" for "listing another task under depends")?"""
+    if covers(subject, [heading]):
+        return True
+    words = [t for t in tokenize(heading, drop_stopwords=True)]
+    return 0 < len(words) <= 3 and len(matching_terms(words, subject, translated=False)) == len(words)
+
+
+def _make_room(chosen: list[ScoredUnit], s: ScoredUnit, most: int = 3) -> bool:
+    """Fit `s` into the answer, in place of (at most `most`) weakest units of the section quoted most when it is full
+    (each one of at least two units of its section); False, with the answer as it was, when it does not fit even so."""
+    removed: list[ScoredUnit] = []
+    while not _fits(chosen, s, per_file=MAX_UNITS):
+        counts: dict[tuple[str, tuple[str, ...]], int] = {}
+        for x in chosen:
+            counts[(x.unit.path, x.unit.heading_path)] = counts.get((x.unit.path, x.unit.heading_path), 0) + 1
+        top = max(counts, key=lambda t: counts[t])
+        weakest = min((x for x in chosen if (x.unit.path, x.unit.heading_path) == top and x.unit.kind != "definition"), key=lambda x: x.score, default=None)
+        if weakest is None or counts[top] < 2 or len(removed) >= most:
+            chosen.extend(removed)
+            return False
+        chosen.remove(weakest)
+        removed.append(weakest)
+    return True
+
+
+_SECTION_PROSE = ("definition", "paragraph", "sentence")
+
+
+def _sibling_sections(chosen: list[ScoredUnit], ranked: list[ScoredUnit], subjects: Sequence[str], cache: UnitCache | None) -> None:
+    """A comparison quotes one side from the section about it ("### `wait_for`") but the other not from the section
+    beside it: the section about that side among its sibling headings in the same file ("### `depends`": "Tasks that
+    must be run before this task …") is quoted too — its first prose unit, retrieved or not."""
+    if cache is None:
+        return
+    headed = {sub: [c for c in chosen if c.unit.heading_path and _about(sub, c.unit.heading_path[-1])] for sub in subjects}
+    for sub in subjects:
+        for other in (c for o in subjects if o != sub for c in headed[o]):
+            trail = other.unit.heading_path
+            if any(c.unit.path == other.unit.path and len(c.unit.heading_path) == len(trail) and c.unit.heading_path[:-1] == trail[:-1]
+                   and c.unit.heading_path != trail for c in headed[sub]):
+                break  # this side is quoted from its own section beside the other's already
+            units = cache.file_units(other.unit.path)
+            first = next((u for u in units if len(u.heading_path) == len(trail) and u.heading_path[:-1] == trail[:-1]
+                          and u.heading_path != trail and _about(sub, u.heading_path[-1]) and u.kind in _SECTION_PROSE), None)
+            if first is None:
+                continue
+            scored = next((r for r in ranked if r.unit == first), None) or ScoredUnit(score=0.0, body_cov=0.0, grade=other.grade, unit=first)
+            if _make_room(chosen, scored):
+                chosen.append(scored)
+                headed[sub] = [scored]
+                break
+
+
+def _parallel_definitions(chosen: list[ScoredUnit], ranked: list[ScoredUnit]) -> None:
+    """A comparison quotes the definition under one side's heading ("## 平均分片策略" + "类型：AVG_ALLOCATION"): the other
+    sides' sections quoted beside it (sibling headings) get theirs too ("## 奇偶分片策略" + "类型：ODEVITY"), in place of
+    the weakest unit of the section quoted most when the answer is full."""
+    defined = {(c.unit.path, c.unit.heading_path) for c in chosen if c.unit.kind == "definition" and c.unit.heading_path}
+    for path, trail in list(defined):
+        for c in list(chosen):
+            other = c.unit.heading_path
+            if c.unit.path != path or (path, other) in defined or len(other) != len(trail) or other[:-1] != trail[:-1]:
+                continue
+            d = next((r for r in ranked if r.unit.kind == "definition" and r.unit.path == path and r.unit.heading_path == other), None)
+            defined.add((path, other))
+            if d is not None and _make_room(chosen, d):
+                chosen.append(d)
 
 
 def _take(chosen: list[ScoredUnit], queue: list[ScoredUnit], n: int, cache: UnitCache | None = None) -> int:

@@ -787,3 +787,48 @@ def test_a_question_that_asks_for_a_number_prefers_the_unit_that_writes_one(tmp_
     items = [(evidence_from(tmp_path, "install.md", 1, 7, score=0.9, tool="vector"), 0.8)]
     ranked = rank_units("浏览器默认访问哪个端口？", items, UnitCache(tmp_path))
     assert "9080" in ranked[0].unit.text, [s.unit.text for s in ranked]
+
+
+def test_a_chinese_pair_named_as_these_two_is_a_comparison() -> None:
+    """"按分片项平均分配和按作业名哈希奇偶分配这两种分片策略，分出来的结果有什么不同？" compares two things although the difference is
+    asked after a comma; a plain list of two things is no comparison."""
+    assert comparison_subjects("按分片项平均分配和按作业名哈希奇偶分配这两种分片策略，分出来的结果有什么不同？") == ["按分片项平均分配", "按作业名哈希奇偶分配"]
+    assert comparison_subjects("Redis 和 Memcached 这两个缓存各自适合什么场景？") == ["Redis", "Memcached"]
+    assert comparison_subjects("日志和指标这两种数据要怎么采集？") == []
+
+
+def test_a_comparison_quotes_the_definition_of_each_sides_section(tmp_path: Path) -> None:
+    """ElasticJob's strategy page: "## 平均分片策略 / 类型：AVG_ALLOCATION" was quoted, but under "## 奇偶分片策略" only its
+    sentences and examples, not "类型：ODEVITY" — what the question asks for each side. The definition of a sibling
+    section the answer quotes joins it, in place of the weakest unit of the section quoted most."""
+    write(tmp_path, "sharding.md", "## 平均分片策略\n\n类型：AVG_ALLOCATION\n\n根据分片项平均分片。\n\n举例说明：\n"
+          "1. 如果 3 台作业服务器且分片总数为9，则分片结果为：1=[0,1,2], 2=[3,4,5], 3=[6,7,8]；\n"
+          "2. 如果 3 台作业服务器且分片总数为8，则分片结果为：1=[0,1,6], 2=[2,3,7], 3=[4,5]；\n\n"
+          "## 奇偶分片策略\n\n类型：ODEVITY\n\n根据作业名称哈希值的奇偶数决定按照作业服务器 IP 升序或是降序的方式分片。\n\n"
+          "如果作业名称哈希值是偶数，则按照 IP 地址进行升序分片；\n如果作业名称哈希值是奇数，则按照 IP 地址进行降序分片。\n\n举例说明：\n"
+          "1. 如果 3 台作业服务器，分片总数为2且作业名称的哈希值为偶数，则分片结果为：1 = [0], 2 = [1], 3 = []；\n"
+          "2. 如果 3 台作业服务器，分片总数为2且作业名称的哈希值为奇数，则分片结果为：3 = [0], 2 = [1], 1 = []。\n")
+    items = [(evidence_from(tmp_path, "sharding.md", 1, 26, score=0.9, tool="hybrid"), 0.8)]
+    q = "按分片项平均分配和按作业名哈希奇偶分配这两种分片策略，分出来的结果有什么不同？配置时类型分别写什么？"
+    draft = extractive_answer(q, items, UnitCache(tmp_path), sub_questions=comparison_subjects(q))
+    assert "AVG_ALLOCATION" in draft.body and "ODEVITY" in draft.body, draft.body
+    assert draft.body.count("\n- ") + 1 <= MAX_UNITS
+
+
+def test_a_comparison_quotes_the_other_sides_section_beside_the_one_it_quotes(tmp_path: Path) -> None:
+    """mise's task properties: "### `wait_for`" was quoted for one side, the other ("depends") only from lines elsewhere
+    that mention it, never "### `depends`": "Tasks that must be run before this task". The sibling section about that
+    side is quoted too, retrieved or not, in place of the weakest units of the section quoted most."""
+    write(tmp_path, "tasks.md", "# Task Configuration\n\n## Task properties\n\n### `depends`\n\n- **Type**: `string[]`\n\n"
+          "Tasks that must be run before this task. This is a list of task names or aliases.\n\n### `depends_post`\n\n"
+          "Tasks to run after this task.\n\n### `wait_for`\n\n- **Type**: `string[]`\n\nSimilar to `depends`, it will wait for these tasks "
+          "to complete before running. Unlike `depends`, `wait_for` does not add matching tasks to the run.\n\n"
+          "Supports the same syntax as `depends`.\n")
+    write(tmp_path, "monorepo.md", "# Monorepo\n\n## Upstream Task Dependencies\n\nPrefix a task dependency with `^` to run it in "
+          "upstream projects first: `depends = [\"^build\"]`.\n\nThe `^` prefix is supported only in `depends`, not in `wait_for`.\n")
+    items = [(evidence_from(tmp_path, "monorepo.md", 1, 7, score=0.9, tool="hybrid"), 0.8),
+             (evidence_from(tmp_path, "tasks.md", 15, 22, score=0.85, tool="hybrid"), 0.8)]
+    q = "What's the practical difference between listing another task under depends and listing it under wait_for?"
+    draft = extractive_answer(q, items, UnitCache(tmp_path), sub_questions=comparison_subjects(q))
+    assert "must be run before this task" in draft.body and "does not add matching tasks" in draft.body, draft.body
+    assert ("tasks.md", 9) in {(src.path, src.start_line) for src in draft.sources}, "cited where the file writes it"
