@@ -328,6 +328,8 @@ def extractive_answer(
         chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache)
         if not subjects:
             chosen = _show_how(question, chosen, ranked, everything)
+        if _ASKS_STEPS.search(question):
+            _add_means(chosen, cache)
     if not chosen:
         return Draft("", (), 0.0)
     shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
@@ -933,6 +935,33 @@ def _add_next_step(chosen: list[ScoredUnit], s: ScoredUnit, cache: UnitCache | N
     step = ScoredUnit(s.score, s.body_cov, s.grade, nxt, listed=True)
     if _fits(chosen, step):
         chosen.append(step)
+
+
+# the sentences that may follow a quoted one as the means it leads to (see _add_means)
+MEANS_SENTENCES = 2
+
+
+def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
+    """A how-to answer that quotes a sentence of a long paragraph ("A few keybindings have different defaults on
+    macOS … (e.g. word-wise cursor movement …)") also quotes the paragraph's next sentences (up to MEANS_SENTENCES) while
+    they name the means in code ("… you can override that with the `LAZYGIT_KEYBINDING_PLATFORM` environment variable.
+    Set it to `darwin`, …"), as part of the same point, when they fit."""
+    for s in list(chosen):
+        u, at = s.unit, s
+        if u.kind != "sentence" or u.code:
+            continue
+        units = cache.file_units(u.path)
+        for _ in range(MEANS_SENTENCES):
+            i = next((k for k, t in enumerate(units) if t == u), -1)
+            nxt = units[i + 1] if 0 <= i < len(units) - 1 else None
+            if (nxt is None or nxt.kind != "sentence" or nxt.start_line > u.end_line + 1 or nxt.heading_path != u.heading_path
+                    or not has_code_span(nxt.text) or any(c.unit == nxt for c in chosen)):
+                break
+            means = ScoredUnit(s.score, s.body_cov, s.grade, nxt, listed=True)
+            if not _fits(chosen, means):
+                break
+            chosen.insert(chosen.index(at) + 1, means)
+            u, at = nxt, means
 
 
 def _mention_lines(items: Sequence[tuple[Evidence, float]], cache: UnitCache, target: str, ranked: list[ScoredUnit]) -> list[ScoredUnit]:

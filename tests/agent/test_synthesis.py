@@ -832,3 +832,19 @@ def test_a_comparison_quotes_the_other_sides_section_beside_the_one_it_quotes(tm
     draft = extractive_answer(q, items, UnitCache(tmp_path), sub_questions=comparison_subjects(q))
     assert "must be run before this task" in draft.body and "does not add matching tasks" in draft.body, draft.body
     assert ("tasks.md", 9) in {(src.path, src.start_line) for src in draft.sources}, "cited where the file writes it"
+
+
+def test_a_how_to_answer_quotes_the_sentence_that_names_the_means(tmp_path: Path) -> None:
+    """lazygit's Config.md: "How do I make it use the macOS key defaults?" quoted "A few keybindings have different
+    defaults on macOS …" but not the next sentence of that paragraph, "… override that with the
+    `LAZYGIT_KEYBINDING_PLATFORM` environment variable", the means the question asks for. A following sentence without
+    code stays out."""
+    para = ("A few keybindings have different defaults on macOS than on Linux and Windows (e.g. word-wise cursor movement in text "
+            "inputs uses `alt` on macOS but `ctrl` elsewhere). Lazygit picks these based on the OS it's running on, but you can "
+            "override that with the `LAZYGIT_KEYBINDING_PLATFORM` environment variable. Set it to `darwin`, `linux`, or `windows`. "
+            "Any other value is ignored and the actual operating system is used instead of it.")
+    write(tmp_path, "Config.md", f"# Config\n\n### Overriding the platform for default keybindings\n\n{para}\n")
+    items = [(evidence_from(tmp_path, "Config.md", 1, 5, score=0.9, tool="hybrid"), 0.8)]
+    draft = extractive_answer("How do I make lazygit use the macOS default keybindings for word-wise cursor movement?", items, UnitCache(tmp_path))
+    assert "LAZYGIT_KEYBINDING_PLATFORM" in draft.body and "`darwin`" in draft.body, draft.body
+    assert "Any other value is ignored" not in draft.body, draft.body
