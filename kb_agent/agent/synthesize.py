@@ -839,7 +839,7 @@ def _about(subject: str, heading: str) -> bool:
     word of a short heading ("`depends`" for "listing another task under depends")?"""
     if covers(subject, [heading]):
         return True
-    words = [t for t in tokenize(heading, drop_stopwords=True)]
+    words = tokenize(heading, drop_stopwords=True)
     return 0 < len(words) <= 3 and len(matching_terms(words, subject, translated=False)) == len(words)
 
 
@@ -892,7 +892,7 @@ def _sibling_sections(chosen: list[ScoredUnit], ranked: list[ScoredUnit], subjec
 def _parallel_definitions(chosen: list[ScoredUnit], ranked: list[ScoredUnit]) -> None:
     """A comparison quotes the definition under one side's heading ("## 平均分片策略" + "类型：AVG_ALLOCATION"): the other
     sides' sections quoted beside it (sibling headings) get theirs too ("## 奇偶分片策略" + "类型：ODEVITY"), in place of
-    the weakest unit of the section quoted most when the answer is full."""
+    the weakest units of the section quoted most when the answer is full (`_make_room`)."""
     defined = {(c.unit.path, c.unit.heading_path) for c in chosen if c.unit.kind == "definition" and c.unit.heading_path}
     for path, trail in list(defined):
         for c in list(chosen):

@@ -808,41 +808,25 @@ def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: 
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|vs|cf|approx|incl|etc|resp|esp|ca)\.|\bN[Oo]\.)$")
 
 
-@dataclass(frozen=True, slots=True)
-class _Span:
-    """A stretch of text with re.Match's start/end/group, for sentences joined across a false stop."""
-
-    text: str
-    begin: int
-
-    def group(self) -> str:
-        return self.text
-
-    def start(self) -> int:
-        return self.begin
-
-    def end(self) -> int:
-        return self.begin + len(self.text)
-
-
-def _sentence_spans(joined: str) -> list[_Span]:
-    """`_SENTENCE` pieces, with a piece that ends in an abbreviation or inside an open parenthesis ("… (e.g. word-wise
-    cursor movement … elsewhere)") joined to the next one (a lower-case word after "etc." goes on; a capital starts anew)."""
-    out: list[_Span] = []
-    carry: _Span | None = None
+def _sentence_spans(joined: str) -> list[tuple[int, int]]:
+    """(start, end) of each `_SENTENCE` piece, a piece that ends in an abbreviation or inside an open parenthesis ("…
+    (e.g. word-wise cursor movement … elsewhere)") joined to the next one (a lower-case word after "etc." goes on; a
+    capital starts anew)."""
+    out: list[tuple[int, int]] = []
+    begin: int | None = None  # where a piece carried over to the next one starts
     for m in _SENTENCE.finditer(joined):
-        piece = _Span(m.group(), m.start()) if carry is None else _Span(joined[carry.begin : m.end()], carry.begin)
-        t = piece.text.rstrip()
+        start = m.start() if begin is None else begin
+        t = joined[start : m.end()].rstrip()
         nxt = joined[m.end() :].lstrip()[:1]
         open_paren = t.count("(") > t.count(")") or t.count("（") > t.count("）")
         abbreviation = _ABBREVIATION.search(t) is not None and not (t.endswith("etc.") and nxt.isupper())
         if (open_paren or abbreviation) and nxt and len(t) < LONG_PARAGRAPH_CHARS:  # a stray "(" does not swallow the rest
-            carry = piece
+            begin = start
             continue
-        carry = None
-        out.append(piece)
-    if carry is not None:
-        out.append(carry)
+        begin = None
+        out.append((start, m.end()))
+    if begin is not None:
+        out.append((begin, len(joined)))
     return out
 
 
@@ -856,13 +840,14 @@ def _sentences(prose: list[str], first_line: int) -> list[tuple[int, int, str]]:
         offsets.append((len(joined), first_line + k))
         joined += p
     out: list[tuple[int, int, str]] = []
-    for m in _sentence_spans(joined):
-        t = m.group().strip()
+    for a, z in _sentence_spans(joined):
+        piece = joined[a:z]
+        t = piece.strip()
         if len(t) < 3:
             continue
-        lead = m.start() + len(m.group()) - len(m.group().lstrip())
+        lead = a + len(piece) - len(piece.lstrip())
         s = max(n for off, n in offsets if off <= lead)
-        e = max(n for off, n in offsets if off <= max(m.end() - 1, lead))
+        e = max(n for off, n in offsets if off <= max(z - 1, lead))
         out.append((s, e, t))
     return out or [(first_line, first_line + len(prose) - 1, joined)]
 
