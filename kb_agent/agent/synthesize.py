@@ -431,11 +431,24 @@ def _holds_duration(text: str) -> bool:
     return _DURATION.search(text) is not None or (_TIME_UNIT.search(text) is not None and _DIGIT.search(text) is not None)
 
 
+# a question that asks which version (the minimum, the oldest release supported, 最低支持哪个版本) is answered by a version
+# number (`1.18`, `v3`, `18.x`, "version 8", "Node.js 18 or later", 3.9 版), not by the page that names the tool (session 21:
+# "What's the oldest fish shell release that starship supports?" was answered with the fish setup lines)
+_ASKS_VERSION = re.compile(r"\b(?:minimum|oldest|earliest|lowest|required|which|what)\b[^?？]{0,30}?\b(?:version|release)s?\b|"
+                           r"最低[^？?，,]{0,12}版本|哪个版本|什么版本|版本号", re.I)
+_VERSION = re.compile(r"\d+(?:\.\d+)+|\bv\d+\b|\d+\s*(?:版|\.x\b)|\b(?:version|release|版本)\s*[:：]?\s*\d+|"
+                      r"\d+\s*(?:\+|or\s+(?:later|newer|higher|above)|及以上|以上)", re.I)
+
+
 def _amount_asked(question: str) -> tuple[str, Callable[[str], bool]] | None:
-    """(what the question asks for, whether a text holds a value that answers it) for "how many / how long / 多少 …", else None."""
+    """(what the question asks for, whether a text holds a value that answers it) for "how many / how long / which version /
+    多少 …", else None."""
     m = _ASKS_DURATION.search(question)
     if m is not None:
         return f"a duration ({m.group(0)})", _holds_duration
+    m = _ASKS_VERSION.search(question)
+    if m is not None:
+        return f"a version ({m.group(0)})", lambda text: _VERSION.search(text) is not None
     m = _ASKS_AMOUNT.search(question)
     return (f"a number ({m.group(0)})", lambda text: _AMOUNT.search(text) is not None) if m is not None else None
 

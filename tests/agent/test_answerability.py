@@ -836,3 +836,17 @@ def test_a_verb_undone_by_un_is_english() -> None:
     is as English as re- before a longer one; a tool name stays one."""
     words = foreign_words("If I leave the timeout unset, and unzip the archive, which default applies with chronyc?")
     assert "unset" not in words and "unzip" not in words and "chronyc" in words, words
+
+
+def test_a_question_that_asks_which_version_needs_a_version_number(tmp_path: Path) -> None:
+    """"What's the oldest fish shell release that starship supports?" was answered with the page's fish setup lines: a
+    question that asks which version (the minimum, the oldest release, 最低支持哪个版本) is answered by a version number."""
+    write(tmp_path, "fish.md", "# Fish\n\nAdd the following to the end of `~/.config/fish/config.fish`:\n\n```fish\nstarship init fish | source\n```\n")
+    write(tmp_path, "build.md", "# Build\n\nBuilding with plugins requires Go 1.18 or later.\n")
+    fish = [(evidence_from(tmp_path, "fish.md", 1, 7, score=0.9, tool="vector"), 0.8)]
+    build = [(evidence_from(tmp_path, "build.md", 1, 3, score=0.9, tool="vector"), 0.8)]
+    assert extractive_answer("What's the oldest fish shell release that starship supports?", fish, UnitCache(tmp_path)).uncovered
+    assert extractive_answer("fish 最低支持哪个版本？", fish, UnitCache(tmp_path)).uncovered
+    draft = extractive_answer("What is the minimum Go version needed to build with plugins?", build, UnitCache(tmp_path))
+    assert not draft.uncovered and "1.18" in draft.body, draft.uncovered
+    assert not extractive_answer("How do I set up starship in fish?", fish, UnitCache(tmp_path)).uncovered
