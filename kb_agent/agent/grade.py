@@ -383,10 +383,6 @@ class IdfWeights:
         unseen = [t for t in terms if not df.get(t)] if not any(has_cjk(t) for t in terms) else []
         translated = self.translations(unseen)
         translatable = chinese_words(unseen) if unseen and self._prose_is_chinese() else {}
-        # jieba's search cut gives a long word and its pieces (环境变量 → 环境, 变量, 环境变): a piece of a word the KB writes
-        # (or writes in English) is no word it lacks (weighed below, only not as absent)
-        longer = [o for o in terms if has_cjk(o) and len(o) > 2 and (df.get(o) or self._gloss_df(o))]
-        pieces = {t for t in terms if has_cjk(t) and not df.get(t) and any(t != o and t in o for o in longer)}
         for t in terms:
             if df.get(t):
                 out[t] = min(bm25_idf(self._n, df[t]), UNKNOWN_TERM_WEIGHT - 0.01)
@@ -413,8 +409,11 @@ class IdfWeights:
                 out[t] = 0.0
             else:
                 out[t] = UNKNOWN_TERM_WEIGHT
-        for t in pieces:
-            if out[t] >= UNKNOWN_TERM_WEIGHT:
+        # jieba's search cut gives a long word and its pieces (环境变量 → 环境, 变量, 环境变): a piece of a word the KB writes
+        # (or writes in English: it got a weight above) is no word it lacks
+        longer = [o for o in terms if has_cjk(o) and len(o) > 2 and 0.0 < out[o] < UNKNOWN_TERM_WEIGHT]
+        for t in terms:
+            if out[t] >= UNKNOWN_TERM_WEIGHT and has_cjk(t) and any(t != o and t in o for o in longer):
                 out[t] = 0.0
         return out
 

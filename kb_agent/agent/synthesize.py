@@ -525,6 +525,7 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
 _CONFIG_FILE = re.compile(r"[\w.~/-]*\.(ya?ml|toml|json|ini|cfg|conf|properties|xml)", re.I)
 _FENCE_LANGUAGES = {"yml": "yaml|yml", "yaml": "yaml|yml", "toml": "toml", "json": "json5?|jsonc", "ini": "ini|toml|cfg",
                     "cfg": "cfg|ini", "conf": "conf|nginx|apacheconf|ini", "properties": "properties|ini", "xml": "xml"}
+_FENCE_OPENING = {ext: re.compile(rf"(?:^|\s)(?:```|~~~)\s*(?:{langs})\b", re.I) for ext, langs in _FENCE_LANGUAGES.items()}
 
 
 def _fence_for(name: str, shown: Sequence[str]) -> bool:
@@ -532,7 +533,7 @@ def _fence_for(name: str, shown: Sequence[str]) -> bool:
     m = _CONFIG_FILE.fullmatch(name)
     if m is None:
         return False
-    fence = re.compile(rf"(?:^|\s)(?:```|~~~)\s*(?:{_FENCE_LANGUAGES[m.group(1).lower()]})\b", re.I)
+    fence = _FENCE_OPENING[m.group(1).lower()]
     return any(fence.search(text) for text in shown)
 
 

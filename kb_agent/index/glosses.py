@@ -348,11 +348,8 @@ _INFLECTIONS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ing", "e"), ("ed", ""
 # the verb ("to invoke") and often not the noun, yet a tool is never named so — the shape alone says English
 _DERIVED = re.compile(r"[a-z]{3,}(?:tion|sion|ment|ness|ity)s?")
 # a prefix that makes a word of a word (retyping → typing, reconnect → connect); only before a word of this many letters
-_PREFIXES = ("re", "pre", "mis", "over")
-_PREFIXED_MIN = 4
-# "un" undoes a verb of three letters too: unset, unpin, unzip, untag
-_UNDO_PREFIX = "un"
-_UNDONE_MIN = 3
+# (each with the letters the word after it needs: "un" undoes a verb of three too — unset, unpin, unzip, untag)
+_PREFIXES = {"re": 4, "pre": 4, "mis": 4, "over": 4, "un": 3}
 # past forms of irregular verbs CC-CEDICT's English senses do not write (they gloss "to forget", never "forgot"):
 # "I forgot to add a file" is everyday English, not a tool's name the KB would have to write
 _IRREGULAR = frozenset("""
@@ -407,8 +404,7 @@ def is_english_word(word: str) -> bool | None:
     if w in _IRREGULAR or _DERIVED.fullmatch(w):
         return True
     return _english_form(d, w) or any(
-        w.startswith(p) and len(w) - len(p) >= _PREFIXED_MIN and _english_form(d, w[len(p):]) for p in _PREFIXES) or (
-        w.startswith(_UNDO_PREFIX) and len(w) - len(_UNDO_PREFIX) >= _UNDONE_MIN and _english_form(d, w[len(_UNDO_PREFIX):]))
+        w.startswith(p) and len(w) - len(p) >= least and _english_form(d, w[len(p):]) for p, least in _PREFIXES.items())
 
 
 def _english_form(d: "_Dictionary", w: str) -> bool:
