@@ -122,6 +122,10 @@ SET_CORPORA = {
     "s21_starship": ("s21_starship.jsonl", "/work/evaldata/s21/starship"),
     "s21_mise": ("s21_mise.jsonl", "/work/evaldata/s21/mise"),
     "s21_shardingzh": ("s21_shardingzh.jsonl", "/work/evaldata/s21/sharding"),
+    "s22_helix": ("s22_helix.jsonl", "/work/evaldata/s22/helix"),
+    "s22_hexo": ("s22_hexo.jsonl", "/work/evaldata/s22/hexo"),
+    "s22_apollozh": ("s22_apollozh.jsonl", "/work/evaldata/s22/apollo"),
+    "s22_rclone": ("s22_rclone.jsonl", "/work/evaldata/s22/rclone"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -70,6 +70,10 @@ CORPORA = {
     "s21_starship.jsonl": Path("/work/evaldata/s21/starship"),
     "s21_mise.jsonl": Path("/work/evaldata/s21/mise"),
     "s21_shardingzh.jsonl": Path("/work/evaldata/s21/sharding"),
+    "s22_helix.jsonl": Path("/work/evaldata/s22/helix"),
+    "s22_hexo.jsonl": Path("/work/evaldata/s22/hexo"),
+    "s22_apollozh.jsonl": Path("/work/evaldata/s22/apollo"),
+    "s22_rclone.jsonl": Path("/work/evaldata/s22/rclone"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
