@@ -850,3 +850,23 @@ def test_a_question_that_asks_which_version_needs_a_version_number(tmp_path: Pat
     draft = extractive_answer("What is the minimum Go version needed to build with plugins?", build, UnitCache(tmp_path))
     assert not draft.uncovered and "1.18" in draft.body, draft.uncovered
     assert not extractive_answer("How do I set up starship in fish?", fish, UnitCache(tmp_path)).uncovered
+
+
+def test_the_number_that_answers_is_about_what_is_asked() -> None:
+    """"执行日志默认保留多少天？" was answered with a number about something else on the page (session 22): the unit that
+    gives the amount holds AMOUNT_MIN_COVERAGE of the question's weighted words (its headings count), or the answer
+    has no amount."""
+    from kb_agent.agent.synthesize import amount_gap
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: 1.0 for t in terms}
+
+    q = "How many days does the event trace keep execution logs in the database?"
+    other = "Connection pool: the database keeps at most 8 idle connections."
+    assert amount_gap(q, [other]) == ()  # without weights any number still counts
+    assert amount_gap(q, [other], weights) == ("a number (How many)",)
+    assert amount_gap(q, [other, "Event trace: execution logs are kept in the database for 7 days."], weights) == ()
+    # the heading beside the text counts: the number under "Event trace > Execution log retention"
+    assert amount_gap(q, ["event-trace.md Event trace Execution log retention keep: 7"], weights) == ()
+    # "how many" inside a how-to asks for the steps, not a number of something
+    assert amount_gap("How do I get the prompt to print how many commits I'm ahead?", ["format: ⇡1"], weights) == ()
