@@ -46,6 +46,13 @@ _INJECTION = re.compile(
 # a shell session's fence (GitHub's `console`): its commands follow a prompt, its other lines are output
 _SESSION_FENCE = re.compile(r"^(```|~~~)\s*\{?\s*\.?(console|shell-session|terminal)\b", re.I)
 _PROMPT = re.compile(r"^\s*(\$|#|>|%|PS>|PS [A-Z]:\\[^>]*>)\s", re.M)
+# a shell fence (`sh`, `bash`) whose commands follow a `$` prompt at the start of the line, bare or after a branch or a
+# user@host (`(main)$ git reflog`, `me@box:~$ ls`), with what they printed between them and no comment: a terminal
+# session written in a shell's name (git-flight-rules writes every example so), cut at its prompts like one. A help
+# text's indented "  $ tiup update --self   # Update tiup" lines are a list of examples, not a session.
+_SHELL_FENCE = re.compile(r"^(```|~~~)\s*\{?\s*\.?(sh|bash|shell|zsh)\s*\}?\s*$", re.I)
+_TRAILING_COMMENT = re.compile(r"\s#\s")
+_DOLLAR_PROMPT = re.compile(r"^(?:\([\w./@:+-]+\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^$#\s]*)?\s*)?\$\s")
 # terminal output painted with HTML (termynal): a colour or style tag, and the tags such a block uses
 _PAINT = re.compile(r"<(font\s+color|span\s+style)=", re.I)
 _PAINT_TAG = re.compile(r"</?(font|span|u|b|i|strong|em)(\s[^<>]*)?>", re.I)
@@ -460,6 +467,7 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
     # a terminal session written as the HTML it renders to (FastAPI's and Typer's docs: `$ <font color="#4E9A06">fastapi</font>
     # run`): the colours are markup, the command is what a reader copies
     session = b.kind == "fence" and _SESSION_FENCE.match(raw[0].strip()) is not None
+    dollar = b.kind == "fence" and not session and _SHELL_FENCE.match(raw[0].strip()) is not None and _dollar_session([ln[indent:] for ln in raw[first - b.start : last - b.start + 1]])
     painted = session and any(_PAINT.search(raw[ln - b.start]) for ln in range(first, last + 1))
 
     def shown(a: int, z: int) -> str:
@@ -471,7 +479,7 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
 
     if last - first + 1 <= MAX_CODE_LINES:
         return [(b.start, b.end, shown(first, last))]
-    prompts = [ln for ln in range(first, last + 1) if _PROMPT.match(raw[ln - b.start])] if session else []
+    prompts = [ln for ln in range(first, last + 1) if (_PROMPT if session else _DOLLAR_PROMPT).match(raw[ln - b.start][indent:])] if session or dollar else []
     groups = _session_groups(first, last, prompts) if prompts else _entry_groups(raw, b.start, first, last)
     groups = [(a, max(k for k in range(a, z + 1) if raw[k - b.start].strip())) for a, z in groups if any(raw[k - b.start].strip() for k in range(a, z + 1))]
     out = []
@@ -502,6 +510,13 @@ def _pre_code(lines: list[str], b: Block) -> str | None:
 def _is_code(lines: list[str], b: Block) -> bool:
     """A fence, an indented code block, or an HTML `<pre>` block."""
     return b.kind in CODE_KINDS or _pre_code(lines, b) is not None
+
+
+def _dollar_session(body: list[str]) -> bool:
+    """Lines of a shell fence that read as a terminal session: two `$` prompts or more, a line of output, no comment."""
+    shown = [ln for ln in body if ln.strip()]
+    prompts = sum(1 for ln in shown if _DOLLAR_PROMPT.match(ln))
+    return prompts >= 2 and prompts < len(shown) and not any(_COMMENT.match(ln.strip()) or _TRAILING_COMMENT.search(ln) for ln in shown)
 
 
 def _session_groups(first: int, last: int, prompts: list[int]) -> list[tuple[int, int]]:

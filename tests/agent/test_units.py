@@ -272,6 +272,60 @@ def test_a_long_terminal_session_is_one_unit_per_command_with_its_output() -> No
         assert u.quote == "\n".join(split_lines(SESSION_FENCE)[u.start_line - 1 : u.end_line]).strip()
 
 
+BRANCH_PROMPT_FENCE = """# I accidentally deleted my branch
+
+Add a file and commit it:
+
+```sh
+(my-branch)$ git add .
+(my-branch)$ git commit -m 'foo.txt added'
+ 1 files changed, 1 insertions(+)
+(my-branch)$ git log
+
+commit 4e3cd85a670ced7cc17a2b5d8d3d809ac88d5012
+Author: siemiatj <siemiatj@example.com>
+
+    foo.txt added
+
+commit 69204cdf0acbab201619d95ad8295928e7f411d5
+Author: Kate Hudson <katehudson@example.com>
+
+    Fixes #6: Force pushing after amending commits
+```
+
+Examples:
+
+```sh
+  $ tiup update --all                  # Update all installed components
+  $ tiup update --self                 # Update tiup itself
+  $ tiup list                          # Fetch the components list
+  $ tiup status                        # Display all running instances
+  $ tiup clean <name>                  # Clean the data of an instance
+  $ tiup clean --all                   # Clean the data of all instances
+
+Available Commands:
+  install     Install a specific version of a component
+  list        List the available TiDB components or versions
+  uninstall   Uninstall components or versions of a component
+  update      Update tiup components to the latest version
+```
+"""
+
+
+def test_a_shell_fence_with_prompts_is_a_terminal_session() -> None:
+    """git-flight-rules writes its sessions as ```sh with `(branch)$` prompts: cut at blank lines, `git log`'s output
+    became three bullets of commit lines with no command (session 22). A shell fence with two `$` prompts at the start
+    of a line, output between them and no comment is cut at its prompts; a help text's indented, commented examples
+    are not a session."""
+    units = build_units("branches.md", split_lines(BRANCH_PROMPT_FENCE))
+    codes = [u for u in units if u.code.startswith("```sh")]
+    assert [c.code.splitlines()[1] for c in codes[:3]] == ["(my-branch)$ git add .", "(my-branch)$ git commit -m 'foo.txt added'", "(my-branch)$ git log"]
+    assert "commit 69204cdf0acbab201619d95ad8295928e7f411d5" in codes[2].code
+    assert not any(c.code.splitlines()[1].startswith("commit ") for c in codes)
+    help_lines = [c.code.splitlines()[1].strip() for c in codes[3:]]
+    assert help_lines[0] == "$ tiup update --all                  # Update all installed components" and "Available Commands:" in codes[-1].code
+
+
 PROGRAM_FENCE = """# Computed
 
 ```js
