@@ -23,6 +23,9 @@ _MORE_COMPARISONS = [
                r"(?!不|没|无法|报|一直|依然|仍|会|失败|出错|有问题|一样)(?P<b>[^，,？?。！!；;]+?)[？?。]*$"),
     re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:该|应该|要)?(?:怎么选|如何选择?|选哪个|用哪个)"),
     re.compile(rf"(?P<a>[{_L}.\-]+)\s+compared\s+(?:with|to)\s+(?P<b>[{_L}.\-]+)", re.I),
+    # "I'm choosing between the rsync and the FTPSync deployer. …", "在 A 和 B 之间选哪个" (the sentence ends the pair)
+    re.compile(r"\b(?:choos(?:e|ing)|decid(?:e|ing)|pick(?:ing)?|torn)\s+between\s+(?:the\s+)?(?P<a>[^.?!:;,—]+?)\s+and\s+(?:the\s+)?(?P<b>[^.?!:;,—]+?)\s*(?:[.?!:;,—]|$)", re.I),
+    re.compile(r"在\s*(?P<a>[^，,？?。]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?。]+?)\s*(?:之间|中间)(?:选|挑|做选择|纠结|犹豫)"),
     # "A or B: when should I use which?", "A or B — which one?"
     re.compile(r"^(?P<a>[^:?,—]+?)\s+or\s+(?P<b>[^:?,—]+?)\s*[:?,—-]+\s*(?:when|which|what|how)\b", re.I),
     # "PUT vs PATCH for updating an item — …": one or two words either side of vs (the second's second word

@@ -439,16 +439,33 @@ _VERSION = re.compile(r"\d+(?:\.\d+)+|\bv\d+\b|\d+\s*(?:版|\.x\b)|\b(?:version|
                       r"\d+\s*(?:\+|or\s+(?:later|newer|higher|above)|及以上|以上)", re.I)
 
 
+# a Chinese clause ends at one of these; only one that ends the question (？ or the end) asks: "我在几个项目里授予过信任，…存放在
+# 哪个目录？" tells how many projects, it does not ask (session 22), nor does "脚本有几个子命令，怎么给它注册…"
+_CLAUSE_END = re.compile(r"[，,。；;！!？?]")
+
+
+def _asking(pattern: re.Pattern[str], question: str) -> re.Match[str] | None:
+    """The first match of `pattern` that asks: in an English question any; in a Chinese one, one in a clause that ends
+    with a question mark or ends the question."""
+    for m in pattern.finditer(question):
+        if not has_cjk(question):
+            return m
+        end = _CLAUSE_END.search(question, m.end())
+        if end is None or end.group(0) in "？?":
+            return m
+    return None
+
+
 def _amount_asked(question: str) -> tuple[str, Callable[[str], bool]] | None:
     """(what the question asks for, whether a text holds a value that answers it) for "how many / how long / which version /
     多少 …", else None."""
-    m = _ASKS_DURATION.search(question)
+    m = _asking(_ASKS_DURATION, question)
     if m is not None:
         return f"a duration ({m.group(0)})", _holds_duration
-    m = _ASKS_VERSION.search(question)
+    m = _asking(_ASKS_VERSION, question)
     if m is not None:
         return f"a version ({m.group(0)})", lambda text: _VERSION.search(text) is not None
-    m = _ASKS_AMOUNT.search(question)
+    m = _asking(_ASKS_AMOUNT, question)
     return (f"a number ({m.group(0)})", lambda text: _AMOUNT.search(text) is not None) if m is not None else None
 
 

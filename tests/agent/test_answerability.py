@@ -870,3 +870,14 @@ def test_the_number_that_answers_is_about_what_is_asked() -> None:
     assert amount_gap(q, ["event-trace.md Event trace Execution log retention keep: 7"], weights) == ()
     # "how many" inside a how-to asks for the steps, not a number of something
     assert amount_gap("How do I get the prompt to print how many commits I'm ahead?", ["format: ⇡1"], weights) == ()
+
+
+def test_a_chinese_amount_word_in_a_clause_that_tells_asks_nothing() -> None:
+    """"我在几个项目里授予过信任，Helix 在 Linux 上把这些信任记录存放在哪个目录？" asks where, not how many (session 22: refused
+    for want of a number). Only an amount word in a clause that ends the question (？ or the end) asks for one."""
+    from kb_agent.agent.synthesize import amount_gap
+
+    assert amount_gap("我在几个项目里授予过信任，信任记录存放在哪个目录？", ["存放在 ~/.local/share/helix/workspace_trust"]) == ()
+    assert amount_gap("我的脚本有几个子命令，怎么给它注册补全？", ["complete -F _my my"]) == ()
+    assert amount_gap("跳转列表最多能保存多少条记录？", ["跳转列表记录光标的位置。"]) == ("a number (多少)",)
+    assert amount_gap("执行日志默认保留多少天？会不会自动清理？", ["执行日志写进数据库。"]) == ("a number (多少)",)

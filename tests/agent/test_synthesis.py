@@ -848,3 +848,14 @@ def test_a_how_to_answer_quotes_the_sentence_that_names_the_means(tmp_path: Path
     draft = extractive_answer("How do I make lazygit use the macOS default keybindings for word-wise cursor movement?", items, UnitCache(tmp_path))
     assert "LAZYGIT_KEYBINDING_PLATFORM" in draft.body and "`darwin`" in draft.body, draft.body
     assert "Any other value is ignored" not in draft.body, draft.body
+
+
+def test_choosing_between_two_things_is_a_comparison() -> None:
+    """"I'm choosing between the rsync and the FTPSync deployer. … which option controls that for each?" was answered
+    from FTPSync's section alone (session 22): "choosing / deciding between A and B" and "在 A 和 B 之间选" name two
+    sides, each of which the answer must cover."""
+    q = "I'm choosing between the rsync and the FTPSync deployer. Out of the box, which one wipes old files on the remote host?"
+    assert comparison_subjects(q) == ["rsync", "FTPSync deployer"]
+    assert comparison_subjects("Deciding between Redis and Memcached for sessions, which keeps data on restart?") == ["Redis", "Memcached"]
+    assert comparison_subjects("我在 rsync 和 FTPSync 之间纠结，哪个会删除旧文件？") == ["rsync", "FTPSync"]
+    assert comparison_subjects("How do I pick between two options in a select box?") == []
