@@ -1001,23 +1001,82 @@ def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
     """A how-to answer that quotes a sentence of a long paragraph ("A few keybindings have different defaults on
     macOS … (e.g. word-wise cursor movement …)") also quotes the paragraph's next sentences (up to MEANS_SENTENCES) while
     they name the means in code ("… you can override that with the `LAZYGIT_KEYBINDING_PLATFORM` environment variable.
-    Set it to `darwin`, …"), as part of the same point, when they fit."""
+    Set it to `darwin`, …"), as part of the same point, when they fit. So does one that quotes a paragraph or sentence
+    closing on what can be done ("…可以开启OrderedProperties特性来使得内存中的配置顺序和页面上看到的一致。") when the section
+    goes on with a line that introduces a list ("配置方式按照优先级从高到低分别为：") whose items name the means in code: the
+    line and the first MEANS_ITEMS items (`-Dapollo.property.order.enable=true`), in place of the weakest units quoted
+    from elsewhere when the answer is full (session 22)."""
+    best = max((c.score for c in chosen), default=0.0)
     for s in list(chosen):
         u, at = s.unit, s
-        if u.kind != "sentence" or u.code:
+        if u.kind not in ("sentence", "paragraph", "definition") or u.code:
             continue
         units = cache.file_units(u.path)
-        for _ in range(MEANS_SENTENCES):
-            i = next((k for k, t in enumerate(units) if t == u), -1)
-            nxt = units[i + 1] if 0 <= i < len(units) - 1 else None
-            if (nxt is None or nxt.kind != "sentence" or nxt.start_line > u.end_line + 1 or nxt.heading_path != u.heading_path
-                    or not has_code_span(nxt.text) or any(c.unit == nxt for c in chosen)):
+        i = next((k for k, t in enumerate(units) if t == u), -1)
+        if i < 0:
+            continue
+        if u.kind == "sentence":
+            follow = _means_sentences(units, i)
+        else:
+            follow = []
+        # the list of means only under the answer's best unit (a weaker one's list is another topic's settings)
+        follow = follow or (_means_list(units, i) if s.score >= best else [])
+        for nxt in follow:
+            if any(c.unit == nxt for c in chosen):
                 break
             means = ScoredUnit(s.score, s.body_cov, s.grade, nxt, listed=True)
-            if not _fits(chosen, means):
+            if not _fits(chosen, means) and not _room_for_means(chosen, means, s):
                 break
             chosen.insert(chosen.index(at) + 1, means)
-            u, at = nxt, means
+            at = means
+
+
+# the items of a list that may follow its intro line as the means a quoted sentence leads to (see _add_means)
+MEANS_ITEMS = 3
+
+
+def _close_after(a: AnswerUnit, b: AnswerUnit) -> bool:
+    """`b` goes on where `a` ends: the same section, at most a blank line between."""
+    return b.heading_path == a.heading_path and a.end_line < b.start_line <= a.end_line + 2
+
+
+def _means_sentences(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
+    out, u = [], units[i]
+    for nxt in units[i + 1 : i + 1 + MEANS_SENTENCES]:
+        if nxt.kind != "sentence" or nxt.start_line > u.end_line + 1 or nxt.heading_path != u.heading_path or not has_code_span(nxt.text):
+            break
+        out.append(nxt)
+        u = nxt
+    return out
+
+
+def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
+    """The intro line after units[i] (ending in a colon) and the first MEANS_ITEMS items under it, when they name code."""
+    if i + 1 >= len(units):
+        return []
+    intro = units[i + 1]
+    if intro.kind not in ("paragraph", "sentence") or intro.code or not intro.text.rstrip().endswith((":", "：")) or not _close_after(units[i], intro):
+        return []
+    items, u = [], intro
+    for nxt in units[i + 2 : i + 2 + MEANS_ITEMS]:
+        if nxt.kind != "item" or not _close_after(u, nxt):
+            break
+        items.append(nxt)
+        u = nxt
+    return [intro, *items] if any(has_code_span(t.text) or t.code for t in items) else []
+
+
+def _room_for_means(chosen: list[ScoredUnit], means: ScoredUnit, anchor: ScoredUnit) -> bool:
+    """Fit `means` in place of the weakest units quoted from other sections that score below `anchor` (at most two);
+    False, with the answer as it was, when it does not fit even so."""
+    before = list(chosen)
+    while not _fits(chosen, means):
+        others = [c for c in chosen if not c.listed and c.score < anchor.score and (c.unit.path, c.unit.heading_path) != (anchor.unit.path, anchor.unit.heading_path)]
+        if not others or len(before) - len(chosen) >= 2:
+            chosen[:] = before
+            return False
+        chosen.remove(min(others, key=lambda c: c.score))
+    return True
 
 
 def _mention_lines(items: Sequence[tuple[Evidence, float]], cache: UnitCache, target: str, ranked: list[ScoredUnit]) -> list[ScoredUnit]:

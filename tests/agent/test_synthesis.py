@@ -859,3 +859,23 @@ def test_choosing_between_two_things_is_a_comparison() -> None:
     assert comparison_subjects("Deciding between Redis and Memcached for sessions, which keeps data on restart?") == ["Redis", "Memcached"]
     assert comparison_subjects("我在 rsync 和 FTPSync 之间纠结，哪个会删除旧文件？") == ["rsync", "FTPSync"]
     assert comparison_subjects("How do I pick between two options in a select box?") == []
+
+
+def test_a_how_to_answer_quotes_the_list_of_means_its_best_paragraph_introduces(tmp_path: Path) -> None:
+    """Apollo's Java client guide: "…怎样才能和界面上一致？" quoted the paragraph that says the OrderedProperties feature can be
+    switched on, not the list under "配置方式按照优先级从高到低分别为：" that says how (`-Dapollo.property.order.enable=true`;
+    session 22). The intro line and the first MEANS_ITEMS items follow the answer's best paragraph."""
+    doc = ("# Java 客户端\n\n#### 设置内存中的配置项是否保持和页面上的顺序一致\n\n"
+           "默认情况下，客户端内存中的配置不会刻意保持和页面上看到的顺序一致。针对这种情况，可以开启OrderedProperties特性来使得内存中的配置顺序和页面上看到的一致。\n\n"
+           "配置方式按照优先级从高到低分别为：\n"
+           "1. 通过Java System Property `apollo.property.order.enable`\n"
+           "    * 在Java程序启动脚本中，可以指定`-Dapollo.property.order.enable=true`\n"
+           "2. 通过Spring Boot的配置文件\n"
+           "    * 可以在`application.properties`中指定`apollo.property.order.enable=true`\n"
+           "3. 通过`app.properties`配置文件\n")
+    write(tmp_path, "java.md", doc)
+    items = [(evidence_from(tmp_path, "java.md", 1, 6, score=0.9, tool="hybrid"), 0.8)]
+    draft = extractive_answer("客户端读到的配置顺序怎样才能和页面上看到的一致？", items, UnitCache(tmp_path))
+    assert "可以开启OrderedProperties特性" in draft.body, draft.body
+    assert "配置方式按照优先级从高到低分别为：" in draft.body and "-Dapollo.property.order.enable=true" in draft.body, draft.body
+    assert "app.properties" not in draft.body, draft.body  # MEANS_ITEMS items, not the whole list
