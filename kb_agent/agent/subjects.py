@@ -22,7 +22,9 @@ _MORE_COMPARISONS = [
     re.compile(r"(?P<a>[^，,？?。！!；;]+?)(?<!以后)(?<!之后)(?<!可是)(?<!但是)(?<![但却后])\s*(?:还是)\s*"
                r"(?!不|没|无法|报|一直|依然|仍|会|失败|出错|有问题|一样)(?P<b>[^，,？?。！!；;]+?)[？?。]*$"),
     re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:该|应该|要)?(?:怎么选|如何选择?|选哪个|用哪个)"),
-    re.compile(rf"(?P<a>[{_L}.\-]+)\s+compared\s+(?:with|to)\s+(?P<b>[{_L}.\-]+)", re.I),
+    # a two-word name before "compared" stays whole when both words are capitalised ("Google Drive compared with OneDrive":
+    # Drive alone is a word of OneDrive too)
+    re.compile(rf"(?P<a>(?:(?-i:[A-Z])[{_L}.\-]*\s+(?=(?-i:[A-Z])))?[{_L}.\-]+)\s+compared\s+(?:with|to)\s+(?P<b>[{_L}.\-]+)", re.I),
     # "I'm choosing between the rsync and the FTPSync deployer. …", "在 A 和 B 之间选哪个" (the sentence ends the pair)
     re.compile(r"\b(?:choos(?:e|ing)|decid(?:e|ing)|pick(?:ing)?|torn)\s+between\s+(?:the\s+)?(?P<a>[^.?!:;,—]+?)\s+and\s+(?:the\s+)?(?P<b>[^.?!:;,—]+?)\s*(?:[.?!:;,—]|$)", re.I),
     re.compile(r"在\s*(?P<a>[^，,？?。]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?。]+?)\s*(?:之间|中间)(?:选|挑|做选择|纠结|犹豫)"),
@@ -106,6 +108,9 @@ def as_written(subject: str) -> list[str]:
     return [*OPTION.findall(written), *operators(written, sentence=False), *literal]
 
 
+_ONE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*")
+
+
 def covers(subject: str, texts: Iterable[str]) -> bool:
     """True when one of `texts` holds all of the subject's content tokens (at least half for long subjects)."""
     terms = subject_terms(subject)
@@ -115,7 +120,12 @@ def covers(subject: str, texts: Iterable[str]) -> bool:
     need = len(terms) if len(terms) <= 2 else (len(terms) + 1) // 2
     if any(not OPTION.fullmatch(o) for o in options):
         need = 0  # an operator is the subject, its words the setting ("设置默认值时用 ??" and "用 ||")
+    # a one-word name written in any case inside a longer identifier (`OneDrive` in `--onedrive-chunk-size`, whose parts
+    # the tokenizer stems apart from the camel-case name's)
+    word = re.compile(rf"(?<![A-Za-z0-9]){re.escape(subject.strip())}(?![A-Za-z0-9])", re.I) if _ONE_NAME.fullmatch(subject.strip()) and not options else None
     for text in texts:
+        if word is not None and word.search(text):
+            return True
         # an option or operator is matched as written, case and all (`-F` is not `-f`, `--force` is not `--force-with-lease`)
         if len(matching_terms(terms, text)) >= need and all(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text) for o in options):
             return True

@@ -330,6 +330,8 @@ def extractive_answer(
             chosen = _show_how(question, chosen, ranked, everything, term_weights)
         if _ASKS_STEPS.search(question):
             _add_means(chosen, cache)
+        if _ASKS_DEFAULT.search(question):
+            _add_defaults(chosen, cache)
     if not chosen:
         return Draft("", (), 0.0)
     shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
@@ -782,7 +784,7 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
         if headed:
             add_contrast()
         share = 1 if headed else max(1, (MAX_UNITS - len(contrast)) // len(subjects))
-        queues = [_subject_queue(ranked, subjects, subject, terms) for subject in subjects]
+        queues = [_subject_queue(ranked, subjects, subject, terms, weights or {}) for subject in subjects]
         for queue in queues:
             _take(chosen, queue, share, cache)
         if not headed:
@@ -869,19 +871,27 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
     return _reading_order([*out, show])
 
 
-def _subject_queue(ranked: list[ScoredUnit], subjects: Sequence[str], subject: str, terms: Sequence[str] = ()) -> list[ScoredUnit]:
+def _subject_queue(ranked: list[ScoredUnit], subjects: Sequence[str], subject: str, terms: Sequence[str] = (),
+                   weights: dict[str, float] | None = None) -> list[ScoredUnit]:
     """A subject's candidates, best first: its own page (path or headings name it, not the others'),
     a section headed by it read from its start (among such headings the one with most of the
     question's other words, then the shortest, is the one most about it; a page title heads
     everything), then any unit whose text names it."""
     others = [o for o in subjects if o != subject]
     own = [s for s in ranked if covers(subject, [_home(s.unit)]) and not any(covers(o, [_home(s.unit)]) for o in others)]
+    named = {t for sub in subjects for t in tokenize(sub)}
+    aspect = [t for t in terms if t not in named]  # what is compared: the question's words that name no side
+    words = {w.lower() for w in re.findall(r"[\w.-]+", subject)}
 
-    def order(s: ScoredUnit) -> tuple[bool, bool, float, int, int, bool, bool, float]:
+    def order(s: ScoredUnit) -> tuple[bool, bool, float, bool, int, int, bool, bool, float]:
         trail = s.unit.heading_path
         headed = len(trail) >= 2 and covers(subject, [trail[-1]])
-        asks = _coverage(terms, {}, trail[-1]) if headed else 0.0
-        return (not SUBSTANCE_HEADINGS.search(" ".join(trail[1:])), not headed, -asks, len(trail[-1]) if headed else 0,
+        # on the subject's own page (drive.md, onedrive.md), the section whose heading holds most of what is compared,
+        # headed by the subject or not ("#### --drive-chunk-size" for "default upload chunk size … Google Drive compared
+        # with OneDrive", before "Use case - Google Workspace account and individual Drive"; session 22)
+        on_page = len(trail) >= 2 and page_name(s.unit.path).lower() in words
+        asks = _coverage(aspect, weights or {}, trail[-1]) if headed or on_page else 0.0
+        return (not SUBSTANCE_HEADINGS.search(" ".join(trail[1:])), not (headed or asks > 0), -asks, not headed, len(trail[-1]) if headed else 0,
                 s.unit.start_line if headed else 0, not covers(subject, [s.unit.search_text]), weight(s.unit.search_text) < 40, -s.score)
 
     own.sort(key=order)
@@ -1031,6 +1041,39 @@ def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
             at = means
 
 
+# a question about a default ("what default upload chunk size…", "…默认是多少") is answered by the line that writes it; a
+# reference page writes it apart from the option's description, in a properties list of the same section ("#### --drive-
+# chunk-size" / "Upload chunk size." / … / "Properties:" / "- Default:     8Mi"; session 22, rclone)
+_ASKS_DEFAULT = re.compile(r"\bdefault\b|默认|缺省", re.I)
+_STATES_DEFAULT = re.compile(r"\bdefaults?\b\s*(?:value\s*)?(?:is|:|to|=)\s*\S|默认值?\s*(?:为|是|：|:)\s*\S|缺省值?\s*(?:为|是|：|:)\s*\S", re.I)
+# a section this close in score to the best unit quoted from its file has its default brought in (per file: a
+# comparison's other side may score higher on words it shares with the question)
+DEFAULT_RELATIVE_MIN = 0.8
+
+
+def _add_defaults(chosen: list[ScoredUnit], cache: UnitCache) -> None:
+    """An answer to a question about a default that quotes a section (as good as its file's best) none of whose quoted
+    units states one also quotes the section's unit that does (the first), right after the section's last quoted unit,
+    in place of weaker units from elsewhere when the answer is full (`_room_for_means`)."""
+    if not chosen:
+        return
+    best: dict[str, float] = {}
+    for c in chosen:
+        best[c.unit.path] = max(best.get(c.unit.path, 0.0), c.score)
+    for s in [c for c in chosen if c.score >= DEFAULT_RELATIVE_MIN * best[c.unit.path] and not c.listed]:
+        section = (s.unit.path, s.unit.heading_path)
+        if not s.unit.heading_path or any(_STATES_DEFAULT.search(c.unit.search_text) for c in chosen if (c.unit.path, c.unit.heading_path) == section):
+            continue
+        stated = next((u for u in cache.file_units(s.unit.path) if u.heading_path == s.unit.heading_path and _STATES_DEFAULT.search(u.search_text)), None)
+        if stated is None:
+            continue
+        extra = ScoredUnit(s.score, s.body_cov, s.grade, stated, listed=True)
+        if not _fits(chosen, extra) and not _room_for_means(chosen, extra, s):
+            continue
+        last = max((c for c in chosen if (c.unit.path, c.unit.heading_path) == section), key=lambda c: c.unit.end_line)
+        chosen.insert(chosen.index(last) + 1, extra)
+
+
 # the items of a list that may follow its intro line as the means a quoted sentence leads to (see _add_means)
 MEANS_ITEMS = 3
 
@@ -1067,11 +1110,13 @@ def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
 
 
 def _room_for_means(chosen: list[ScoredUnit], means: ScoredUnit, anchor: ScoredUnit) -> bool:
-    """Fit `means` in place of the weakest units quoted from other sections that score below `anchor` (at most two);
-    False, with the answer as it was, when it does not fit even so."""
+    """Fit `means` in place of the weakest units quoted from other sections that score below `anchor` (at most two, never
+    a file's last); False, with the answer as it was, when it does not fit even so."""
     before = list(chosen)
     while not _fits(chosen, means):
-        others = [c for c in chosen if not c.listed and c.score < anchor.score and (c.unit.path, c.unit.heading_path) != (anchor.unit.path, anchor.unit.heading_path)]
+        # never a file's last unit: each file quoted (a comparison's side) stays quoted
+        others = [c for c in chosen if not c.listed and c.score < anchor.score and (c.unit.path, c.unit.heading_path) != (anchor.unit.path, anchor.unit.heading_path)
+                  and sum(1 for d in chosen if d.unit.path == c.unit.path) > 1]
         if not others or len(before) - len(chosen) >= 2:
             chosen[:] = before
             return False

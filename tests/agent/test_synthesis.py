@@ -879,3 +879,31 @@ def test_a_how_to_answer_quotes_the_list_of_means_its_best_paragraph_introduces(
     assert "可以开启OrderedProperties特性" in draft.body, draft.body
     assert "配置方式按照优先级从高到低分别为：" in draft.body and "-Dapollo.property.order.enable=true" in draft.body, draft.body
     assert "app.properties" not in draft.body, draft.body  # MEANS_ITEMS items, not the whole list
+
+
+def _backend_page(name: str, title: str, size: str) -> str:
+    return (f"# {title}\n\n## Configuration\n\n### Sharing one {title} account with a team\n\n"
+            f"Let's say you administer a {title} account for a team and want every upload to land in one place.\n\n"
+            f"### Metadata\n\n{title} supports system metadata for both files and directories, read on upload.\n\n"
+            f"### Advanced options\n\n#### --{name}-chunk-size\n\nUpload chunk size.\n\n"
+            "Making this larger will improve performance, but note that each chunk is buffered in memory.\n\n"
+            f"Properties:\n\n- Config:      chunk_size\n- Env Var:     RCLONE_{name.upper()}_CHUNK_SIZE\n- Default:     {size}\n\n"
+            f"#### --{name}-upload-cutoff\n\nCutoff for switching to chunked upload.\n\nProperties:\n\n- Default:     200Mi\n")
+
+
+def test_a_comparison_of_defaults_quotes_each_sides_option_and_its_default(tmp_path: Path) -> None:
+    """rclone: "what default upload chunk size does rclone use for Google Drive compared with OneDrive?" quoted Drive's
+    chunk-size description without its default and OneDrive's metadata section (session 22). "Google Drive" stays one
+    side (Drive alone is a word of OneDrive); on a side's own page the section whose heading holds what is compared comes
+    first; `OneDrive` covers `--onedrive-chunk-size`; a question about a default brings the section's "Default:" line."""
+    write(tmp_path, "drive.md", _backend_page("drive", "Google Drive", "8Mi"))
+    write(tmp_path, "onedrive.md", _backend_page("onedrive", "Microsoft OneDrive", "10Mi"))
+    q = "I'm tuning memory use: what default upload chunk size does rclone use for Google Drive compared with OneDrive?"
+    assert comparison_subjects(q) == ["Google Drive", "OneDrive"]
+    items = [(evidence_from(tmp_path, "onedrive.md", 1, 30, score=0.9, tool="hybrid"), 0.8),
+             (evidence_from(tmp_path, "drive.md", 1, 30, score=0.8, tool="hybrid"), 0.7)]
+    draft = extractive_answer(q, items, UnitCache(tmp_path))
+    assert draft.uncovered == (), draft.uncovered
+    assert "Default:     8Mi" in draft.body and "Default:     10Mi" in draft.body, draft.body
+    assert "--drive-chunk-size" in draft.body and "RCLONE_ONEDRIVE_CHUNK_SIZE" in draft.body, draft.body
+    assert "200Mi" not in draft.body, draft.body  # the other option's default stays out
