@@ -1206,9 +1206,12 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
     top = max((c.score for c in chosen), default=0.0)
     for s in chosen:
         u = s.unit
-        if u.code or not _INTRO_END.search(u.text):
+        if u.code or not (_INTRO_END.search(u.text) or u.kind != "item" and _OPENS_LIST.search(u.text) and _open_line(u.text)):
             continue
-        under = _items_under(cache.file_units(u.path), u.end_line)
+        units = cache.file_units(u.path)
+        under = _items_under(units, u.end_line)
+        if not _INTRO_END.search(u.text) and not under:
+            continue
         listed = s.score >= LISTED_MIN * top or (bool(under) and sum(t.size for t in under[:INTRO_ITEMS_MAX]) <= SHORT_LIST_CHARS)
         top_indent: int | None = None
         items = 0
@@ -1227,7 +1230,31 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
             if not _fits(out, extra):
                 break
             out.append(extra)
+        else:
+            # the list's short closing line ("49 bytes total" under "1 byte file will encrypt to" + its parts)
+            last = under[-1] if under else None
+            close = next((t for t in units if last is not None and t.start_line > last.end_line), None)
+            if (close is not None and last is not None and close.kind == "paragraph" and not close.code and close.heading_path == u.heading_path
+                    and close.start_line <= last.end_line + 2 and _open_line(close.text, CLOSING_LINE_MAX_CHARS)):
+                extra = ScoredUnit(s.score, s.body_cov, s.grade, close, listed=True)
+                if not any(c.unit == close for c in out) and _fits(out, extra):
+                    out.append(extra)
     return _reading_order(out) if out != chosen else chosen
+
+
+# a line this short that ends without a stop opens what follows it ("1 byte file will encrypt to" + a list of its parts),
+# and one under a list closes it ("49 bytes total") (session 22, rclone's crypt page)
+OPEN_LINE_MAX_CHARS = 80
+CLOSING_LINE_MAX_CHARS = 40
+# a sentence cut off before what it leads to ("… will encrypt to", "… consists of", "… such as")
+_OPENS_LIST = re.compile(r"\b(?:to|into|of|as|with|by|for|from|are|is|include|includes|including|contains|like|following)\s*$", re.I)
+_STOP_END = re.compile(r"[.。!！?？;；)）\]】*_`'\"”>|]\s*$")
+
+
+def _open_line(text: str, most: int = OPEN_LINE_MAX_CHARS) -> bool:
+    """A short line of words that ends without a stop (nor a colon: an intro's own mark)."""
+    t = _LABEL.sub("", text).strip()
+    return 0 < len(t) <= most and not _STOP_END.search(t) and not _INTRO_END.search(t) and any(c.isalpha() for c in t)
 
 
 def _items_under(units: Sequence[AnswerUnit], intro_end: int) -> list[AnswerUnit]:

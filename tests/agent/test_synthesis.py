@@ -907,3 +907,20 @@ def test_a_comparison_of_defaults_quotes_each_sides_option_and_its_default(tmp_p
     assert "Default:     8Mi" in draft.body and "Default:     10Mi" in draft.body, draft.body
     assert "--drive-chunk-size" in draft.body and "RCLONE_ONEDRIVE_CHUNK_SIZE" in draft.body, draft.body
     assert "200Mi" not in draft.body, draft.body  # the other option's default stays out
+
+
+def test_a_line_cut_off_before_its_list_brings_the_list_and_its_total(tmp_path: Path) -> None:
+    """rclone's crypt page: "1 byte file will encrypt to" / "- 32 bytes header" / "- 17 bytes data chunk" / "49 bytes total".
+    The answer quoted the line alone (session 22). A short line that ends on the word leading into a list introduces it as
+    a colon does, and the list's short closing line comes with it; a Chinese item without a stop introduces nothing."""
+    doc = ("# Crypt\n\n## File encryption\n\n#### Examples\n\n1 byte file will encrypt to\n\n- 32 bytes header\n- 17 bytes data chunk\n\n"
+           "49 bytes total\n\n1 MiB (1048576 bytes) file will encrypt to\n\n- 32 bytes header\n- 16 chunks of 65552 bytes\n\n"
+           "1048864 bytes total (a 0.03% overhead). This is the overhead for big files.\n")
+    write(tmp_path, "crypt.md", doc)
+    items = [(evidence_from(tmp_path, "crypt.md", 5, 8, score=0.9, tool="hybrid"), 0.8)]
+    draft = extractive_answer("If a 1 byte file goes through crypt, how big is the encrypted file?", items, UnitCache(tmp_path))
+    assert "1 byte file will encrypt to" in draft.body and "17 bytes data chunk" in draft.body and "49 bytes total" in draft.body, draft.body
+    write(tmp_path, "zh.md", "# 组件\n\n## 可选组件\n\n- Kuboard 中英文语言包\n- 资源层监控套件\n\n其他说明\n")
+    items = [(evidence_from(tmp_path, "zh.md", 5, 5, score=0.9, tool="hybrid"), 0.8)]
+    draft = extractive_answer("Kuboard 有中英文语言包吗", items, UnitCache(tmp_path))
+    assert "资源层监控套件" not in draft.body and "其他说明" not in draft.body, draft.body
