@@ -403,7 +403,10 @@ def _word_pair(term: str, term_weights: TermWeights) -> bool:
 
 
 # a question that asks for an amount ("how many", "how long", 多少, 几秒) is answered by a number (or by "no limit")
-_ASKS_AMOUNT = re.compile(r"\bhow\s+(many|much|long|big|large|often|old)\b|多少|几[秒分天次个条层台位倍]|多久|多长|多大|多快", re.I)
+_ASKS_AMOUNT = re.compile(r"\bhow\s+(many|much|long|big|large|often|old)\b|多少|几[秒分天次个条层台位倍]|多久|多长|多大|多快|"
+                          # "what's the longest name a remote can have?" asks a length (session 22); "the shortest way to …" a how
+                          r"\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:longest|shortest|largest|smallest|biggest|highest|lowest|max(?:imum)?|min(?:imum)?)\b"
+                          r"(?!\s+(?:way|ways|method|command|option|route|approach|syntax|form|path\s+to)\b)", re.I)
 _AMOUNT = re.compile(r"\d|[一二三四五六七八九十百千万两半]|\b(no|without)\s+(limit|maximum|cap)\b|unlimited|没有限制|无限制|不限|无上限|"
                      r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|"
                      r"million|billion|dozen|twice|daily|weekly|monthly|yearly|hourly)\b", re.I)

@@ -881,3 +881,13 @@ def test_a_chinese_amount_word_in_a_clause_that_tells_asks_nothing() -> None:
     assert amount_gap("我的脚本有几个子命令，怎么给它注册补全？", ["complete -F _my my"]) == ()
     assert amount_gap("跳转列表最多能保存多少条记录？", ["跳转列表记录光标的位置。"]) == ("a number (多少)",)
     assert amount_gap("执行日志默认保留多少天？会不会自动清理？", ["执行日志写进数据库。"]) == ("a number (多少)",)
+
+
+def test_whats_the_longest_asks_a_length_but_the_shortest_way_asks_how() -> None:
+    """"What's the longest name a remote can have?" was answered with a line on files not accessed "for the longest"
+    (session 22): it asks a number; "What's the shortest way to create an empty file?" asks for a command."""
+    from kb_agent.agent.synthesize import amount_gap
+
+    assert amount_gap("What's the longest name a remote can have?", ["rclone will start with files that haven't been accessed for the longest."]) == ("a number (What's the longest)",)
+    assert amount_gap("What's the maximum size of an upload?", ["Uploads up to 5 GiB are accepted."]) == ()
+    assert amount_gap("What's the shortest way to create an empty file without touch?", ["> file"]) == ()
