@@ -438,7 +438,10 @@ def _holds_duration(text: str) -> bool:
 # a question that asks which version (the minimum, the oldest release supported, 最低支持哪个版本) is answered by a version
 # number (`1.18`, `v3`, `18.x`, "version 8", "Node.js 18 or later", 3.9 版), not by the page that names the tool (session 21:
 # "What's the oldest fish shell release that starship supports?" was answered with the fish setup lines)
-_ASKS_VERSION = re.compile(r"\b(?:minimum|oldest|earliest|lowest|required|which|what)\b[^?？]{0,30}?\b(?:version|release)s?\b|"
+# ("release" before the noun it qualifies asks no version: "What format do release tags use?")
+_ASKS_VERSION = re.compile(r"\b(?:minimum|oldest|earliest|lowest|required|which|what)\b[^?？]{0,30}?\b(?:version|release)s?\b"
+                           r"(?!\s+(?:tags?|notes?|branch(?:es)?|process|candidates?|channels?|builds?|dates?|cycles?|pipelines?|schedules?|"
+                           r"artifacts?|assets?|names?|managers?|workflows?|pages?|files?)\b)|"
                            r"最低[^？?，,]{0,12}版本|哪个版本|什么版本|版本号", re.I)
 _VERSION = re.compile(r"\d+(?:\.\d+)+|\bv\d+\b|\d+\s*(?:版|\.x\b)|\b(?:version|release|版本)\s*[:：]?\s*\d+|"
                       r"\d+\s*(?:\+|or\s+(?:later|newer|higher|above)|及以上|以上)", re.I)

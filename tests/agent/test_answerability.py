@@ -891,3 +891,14 @@ def test_whats_the_longest_asks_a_length_but_the_shortest_way_asks_how() -> None
     assert amount_gap("What's the longest name a remote can have?", ["rclone will start with files that haven't been accessed for the longest."]) == ("a number (What's the longest)",)
     assert amount_gap("What's the maximum size of an upload?", ["Uploads up to 5 GiB are accepted."]) == ()
     assert amount_gap("What's the shortest way to create an empty file without touch?", ["> file"]) == ()
+
+
+def test_release_before_the_noun_it_qualifies_asks_no_version() -> None:
+    """"What format do release tags use?" was refused for want of a version number once the unit holding a number had to
+    be about what is asked (session 22; sample_kb's kb-checks.yaml). "release tags / notes / branch" asks no version;
+    "which release" and "what version number" do."""
+    from kb_agent.agent.synthesize import amount_gap
+
+    assert amount_gap("What format do release tags use?", ["Release tags follow the pattern `vYYYY.MM.DD-N`."]) == ()
+    assert amount_gap("Which release added the flag?", ["The flag was added a while ago."]) == ("a version (Which release)",)
+    assert amount_gap("What version number does the API report?", ["The API reports its build."]) != ()
