@@ -1031,17 +1031,13 @@ def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
         i = next((k for k, t in enumerate(units) if t == u), -1)
         if i < 0:
             continue
-        if u.kind == "sentence":
-            follow = _means_sentences(units, i)
-        else:
-            follow = []
         # the list of means only under the answer's best unit (a weaker one's list is another topic's settings)
-        follow = follow or (_means_list(units, i) if s.score >= best else [])
+        follow = (_means_sentences(units, i) if u.kind == "sentence" else []) or (_means_list(units, i) if s.score >= best else [])
         for nxt in follow:
             if any(c.unit == nxt for c in chosen):
                 break
             means = ScoredUnit(s.score, s.body_cov, s.grade, nxt, listed=True)
-            if not _fits(chosen, means) and not _room_for_means(chosen, means, s):
+            if not _fits(chosen, means) and not _room_below(chosen, means, s):
                 break
             chosen.insert(chosen.index(at) + 1, means)
             at = means
@@ -1060,7 +1056,7 @@ DEFAULT_RELATIVE_MIN = 0.8
 def _add_defaults(chosen: list[ScoredUnit], cache: UnitCache) -> None:
     """An answer to a question about a default that quotes a section (as good as its file's best) none of whose quoted
     units states one also quotes the section's unit that does (the first), right after the section's last quoted unit,
-    in place of weaker units from elsewhere when the answer is full (`_room_for_means`)."""
+    in place of weaker units from elsewhere when the answer is full (`_room_below`)."""
     if not chosen:
         return
     best: dict[str, float] = {}
@@ -1074,7 +1070,7 @@ def _add_defaults(chosen: list[ScoredUnit], cache: UnitCache) -> None:
         if stated is None:
             continue
         extra = ScoredUnit(s.score, s.body_cov, s.grade, stated, listed=True)
-        if not _fits(chosen, extra) and not _room_for_means(chosen, extra, s):
+        if not _fits(chosen, extra) and not _room_below(chosen, extra, s):
             continue
         last = max((c for c in chosen if (c.unit.path, c.unit.heading_path) == section), key=lambda c: c.unit.end_line)
         chosen.insert(chosen.index(last) + 1, extra)
@@ -1090,6 +1086,7 @@ def _close_after(a: AnswerUnit, b: AnswerUnit) -> bool:
 
 
 def _means_sentences(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
+    """The sentences right after units[i] in its paragraph (up to MEANS_SENTENCES) while they name code."""
     out, u = [], units[i]
     for nxt in units[i + 1 : i + 1 + MEANS_SENTENCES]:
         if nxt.kind != "sentence" or nxt.start_line > u.end_line + 1 or nxt.heading_path != u.heading_path or not has_code_span(nxt.text):
@@ -1115,8 +1112,8 @@ def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
     return [intro, *items] if any(has_code_span(t.text) or t.code for t in items) else []
 
 
-def _room_for_means(chosen: list[ScoredUnit], means: ScoredUnit, anchor: ScoredUnit) -> bool:
-    """Fit `means` in place of the weakest units quoted from other sections that score below `anchor` (at most two, never
+def _room_below(chosen: list[ScoredUnit], means: ScoredUnit, anchor: ScoredUnit) -> bool:
+    """Fit `means` (a unit that completes `anchor`) in place of the weakest units quoted from other sections that score below `anchor` (at most two, never
     a file's last); False, with the answer as it was, when it does not fit even so."""
     before = list(chosen)
     while not _fits(chosen, means):
@@ -1236,15 +1233,10 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
             if not _fits(out, extra):
                 break
             out.append(extra)
-        else:
-            # the list's short closing line ("49 bytes total" under "1 byte file will encrypt to" + its parts)
-            last = under[-1] if under else None
-            close = next((t for t in units if last is not None and t.start_line > last.end_line), None)
-            if (close is not None and last is not None and close.kind == "paragraph" and not close.code and close.heading_path == u.heading_path
-                    and close.start_line <= last.end_line + 2 and _open_line(close.text, CLOSING_LINE_MAX_CHARS)):
-                extra = ScoredUnit(s.score, s.body_cov, s.grade, close, listed=True)
-                if not any(c.unit == close for c in out) and _fits(out, extra):
-                    out.append(extra)
+        else:  # the whole list fitted: its short closing line comes with it
+            close = _closing_line(units, u, under)
+            if close is not None and not any(c.unit == close for c in out) and _fits(out, closing := ScoredUnit(s.score, s.body_cov, s.grade, close, listed=True)):
+                out.append(closing)
     return _reading_order(out) if out != chosen else chosen
 
 
@@ -1255,6 +1247,19 @@ CLOSING_LINE_MAX_CHARS = 40
 # a sentence cut off before what it leads to ("… will encrypt to", "… consists of", "… such as")
 _OPENS_LIST = re.compile(r"\b(?:to|into|of|as|with|by|for|from|are|is|include|includes|including|contains|like|following)\s*$", re.I)
 _STOP_END = re.compile(r"[.。!！?？;；)）\]】*_`'\"”>|]\s*$")
+
+
+def _closing_line(units: Sequence[AnswerUnit], intro: AnswerUnit, under: Sequence[AnswerUnit]) -> AnswerUnit | None:
+    """The short line that closes a list right under it, in the intro's section ("49 bytes total" under "1 byte file will
+    encrypt to" and its parts), or None."""
+    if not under:
+        return None
+    last = under[-1]
+    close = next((t for t in units if t.start_line > last.end_line), None)
+    if (close is None or close.kind != "paragraph" or close.code or close.heading_path != intro.heading_path
+            or close.start_line > last.end_line + 2 or not _open_line(close.text, CLOSING_LINE_MAX_CHARS)):
+        return None
+    return close
 
 
 def _open_line(text: str, most: int = OPEN_LINE_MAX_CHARS) -> bool:
