@@ -126,6 +126,12 @@ SET_CORPORA = {
     "s22_hexo": ("s22_hexo.jsonl", "/work/evaldata/s22/hexo"),
     "s22_apollozh": ("s22_apollozh.jsonl", "/work/evaldata/s22/apollo"),
     "s22_rclone": ("s22_rclone.jsonl", "/work/evaldata/s22/rclone"),
+    "s23_halozh": ("s23_halozh.jsonl", "/work/evaldata/s23/halo"),
+    "s23_pnpm": ("s23_pnpm.jsonl", "/work/evaldata/s23/pnpm"),
+    "s23b_nacoszh": ("s23b_nacoszh.jsonl", "/work/evaldata/s23stage/nacos"),
+    "s23b_nerdctl": ("s23b_nerdctl.jsonl", "/work/evaldata/s23stage/nerdctl"),
+    "s23b_cnpg": ("s23b_cnpg.jsonl", "/work/evaldata/s23stage/cnpg"),
+    "s23b_pnpm": ("s23b_pnpm.jsonl", "/work/evaldata/s23stage/pnpm"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -74,6 +74,12 @@ CORPORA = {
     "s22_hexo.jsonl": Path("/work/evaldata/s22/hexo"),
     "s22_apollozh.jsonl": Path("/work/evaldata/s22/apollo"),
     "s22_rclone.jsonl": Path("/work/evaldata/s22/rclone"),
+    "s23_halozh.jsonl": Path("/work/evaldata/s23/halo"),
+    "s23_pnpm.jsonl": Path("/work/evaldata/s23/pnpm"),
+    "s23b_nacoszh.jsonl": Path("/work/evaldata/s23stage/nacos"),
+    "s23b_nerdctl.jsonl": Path("/work/evaldata/s23stage/nerdctl"),
+    "s23b_cnpg.jsonl": Path("/work/evaldata/s23stage/cnpg"),
+    "s23b_pnpm.jsonl": Path("/work/evaldata/s23stage/pnpm"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
