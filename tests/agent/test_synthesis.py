@@ -924,3 +924,35 @@ def test_a_line_cut_off_before_its_list_brings_the_list_and_its_total(tmp_path: 
     items = [(evidence_from(tmp_path, "zh.md", 5, 5, score=0.9, tool="hybrid"), 0.8)]
     draft = extractive_answer("Kuboard 有中英文语言包吗", items, UnitCache(tmp_path))
     assert "资源层监控套件" not in draft.body and "其他说明" not in draft.body, draft.body
+
+
+TOKEN_CACHE = """# 鉴权
+
+## 开启Token缓存功能
+
+#### 背景
+服务端解析Token进行鉴权。解析的动作比较耗时，如果想要提升接口的性能，可以考虑开启缓存Token的功能。
+
+#### 开启方式
+```
+nacos.core.auth.plugin.nacos.token.cache.enable=true
+```
+
+#### 注意事项
+服务端签发的令牌默认有效期，配置如下：
+```
+nacos.core.auth.plugin.nacos.token.expire.seconds=18000
+```
+"""
+
+
+def test_a_fence_under_a_heading_that_only_says_how_is_labelled_by_its_section_too(tmp_path: Path) -> None:
+    """A fence with no sentence of its own under "#### 开启方式" ("how to turn it on") is described by the section
+    it belongs to as well ("## 开启Token缓存功能"): it is the how-to answer, not the notes' fence."""
+    from kb_agent.agent.synthesize import rank_units
+
+    write(tmp_path, "auth.md", TOKEN_CACHE)
+    items = [(evidence_from(tmp_path, "auth.md", 1, 19, score=0.9, tool="x"), 0.9)]
+    fences = [s for s in rank_units("Token 缓存功能怎么打开？", items, UnitCache(tmp_path)) if s.unit.code]
+    assert "token.cache.enable=true" in fences[0].unit.code, [s.unit.code for s in fences]
+    assert fences[0].score > fences[1].score, [(s.score, s.unit.code) for s in fences]
