@@ -902,3 +902,12 @@ def test_release_before_the_noun_it_qualifies_asks_no_version() -> None:
     assert amount_gap("What format do release tags use?", ["Release tags follow the pattern `vYYYY.MM.DD-N`."]) == ()
     assert amount_gap("Which release added the flag?", ["The flag was added a while ago."]) == ("a version (Which release)",)
     assert amount_gap("What version number does the API report?", ["The API reports its build."]) != ()
+
+
+def test_the_more_the_more_is_no_name() -> None:
+    """越积越多 ("keeps piling up"): jieba's dictionary holds 越积越 as a person's name, but the construction names
+    nothing — a question that uses it must not be refused for want of a page that writes it."""
+    from kb_agent.agent.grade import is_new_word, is_term_of_art
+
+    assert not any(f(w) for w in ("越积越", "越积越多", "越用越") for f in (is_term_of_art, is_new_word))
+    assert is_term_of_art("交换文件") and is_new_word("扩缩容")
