@@ -215,6 +215,7 @@ _HAN_ONLY = re.compile(r"[\u4e00-\u9fff]+")
 # "the more … the more" (越积越多 "keeps piling up", 越来越): jieba's dictionary holds 越积越 as a person's name (nr),
 # but the construction says how things go, it names nothing
 _CORRELATIVE = re.compile(r"越[\u4e00-\u9fff]{1,2}越[\u4e00-\u9fff]?")
+
 # a verb with a potential complement (删不掉 "cannot delete", 装得上, 连不上): jieba's HMM glues it into one word, but it
 # is how a question is put, not a coined name
 _POTENTIAL_COMPLEMENT = re.compile(r"[\u4e00-\u9fff][不得][\u4e00-\u9fff]{1,2}")
@@ -223,7 +224,7 @@ _POTENTIAL_COMPLEMENT = re.compile(r"[\u4e00-\u9fff][不得][\u4e00-\u9fff]{1,2}
 def is_new_word(term: str) -> bool:
     """A Chinese word jieba's HMM put together from characters its dictionary does not pair (扩缩容,
     徐梦桃): a coined term or a name, at least CJK_NAME_MIN_CHARS long, named as a name is in English —
-    not a verb with a potential complement (删不掉)."""
+    not a verb with a potential complement (删不掉) nor "the more … the more" (越积越多)."""
     return (len(term) >= CJK_NAME_MIN_CHARS and _HAN_ONLY.fullmatch(term) is not None and not is_dictionary_word(term)
             and _POTENTIAL_COMPLEMENT.fullmatch(term) is None and _CORRELATIVE.fullmatch(term) is None)
 

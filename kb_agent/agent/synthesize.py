@@ -162,8 +162,8 @@ def rank_units(
             text = unit.search_text
             if not unit.text and unit.heading_path and not is_terminal_output(unit.code):
                 # code with no sentence of its own is labelled by its heading ("## Stage parts of a file" + `git add -p`):
-                # the heading is its description (not of a terminal's output, which is what the command printed); with the
-                # section above it, for a heading that says only what kind of text follows ("#### 开启方式" under "## 开启Token缓存功能")
+                # the heading is its description (not of a terminal's output, which is what the command printed), together with
+                # the section above it: a heading may say only what kind of text follows ("#### 开启方式" under "## 开启Token缓存功能")
                 text = f"{' '.join(unit.heading_path[-2:])} {text}"
             # an English question's word counts in a Chinese unit through its glosses (copy ~ 拷贝) at GLOSSED_SHARE
             # of its weight: in a Chinese KB they are the only words an English question shares with the page that
