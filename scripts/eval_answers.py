@@ -132,6 +132,8 @@ SET_CORPORA = {
     "s23b_nerdctl": ("s23b_nerdctl.jsonl", "/work/evaldata/s23stage/nerdctl"),
     "s23b_cnpg": ("s23b_cnpg.jsonl", "/work/evaldata/s23stage/cnpg"),
     "s23b_pnpm": ("s23b_pnpm.jsonl", "/work/evaldata/s23stage/pnpm"),
+    "s23_cnpg": ("s23_cnpg.jsonl", "/work/evaldata/s23/cnpg"),
+    "s23_nerdctl": ("s23_nerdctl.jsonl", "/work/evaldata/s23/nerdctl"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

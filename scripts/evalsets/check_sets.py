@@ -80,6 +80,8 @@ CORPORA = {
     "s23b_nerdctl.jsonl": Path("/work/evaldata/s23stage/nerdctl"),
     "s23b_cnpg.jsonl": Path("/work/evaldata/s23stage/cnpg"),
     "s23b_pnpm.jsonl": Path("/work/evaldata/s23stage/pnpm"),
+    "s23_cnpg.jsonl": Path("/work/evaldata/s23/cnpg"),
+    "s23_nerdctl.jsonl": Path("/work/evaldata/s23/nerdctl"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
