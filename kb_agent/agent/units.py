@@ -483,10 +483,21 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
     groups = _session_groups(first, last, prompts) if prompts else _entry_groups(raw, b.start, first, last)
     groups = [(a, max(k for k in range(a, z + 1) if raw[k - b.start].strip())) for a, z in groups if any(raw[k - b.start].strip() for k in range(a, z + 1))]
     out = []
-    for k, (a, z) in enumerate(groups):
-        z = min(z, a + MAX_CODE_LINES - 1)
-        out.append((b.start if k == 0 else a, z, shown(a, z)))
+    for a, z in (piece for group in groups for piece in _pieces(*group)):
+        if out and out[-1][1] == a - 1 and not any(_WORD.search(raw[k - b.start]) for k in range(a, z + 1)):
+            continue  # the closing brackets of a long program's top piece say nothing by themselves
+        out.append((b.start if not out else a, z, shown(a, z)))
     return out
+
+
+_WORD = re.compile(r"\w")
+
+
+def _pieces(a: int, z: int) -> list[tuple[int, int]]:
+    """Lines a..z in pieces of at most MAX_CODE_LINES lines: a long run with no blank line is shown from its top
+    (where a program begins), and what follows is a unit of its own (`wal_keep_size = '512MB'` as the 19th of 24
+    default settings), so every line is in one."""
+    return [(k, min(z, k + MAX_CODE_LINES - 1)) for k in range(a, z + 1, MAX_CODE_LINES)]
 
 
 # a code block written as HTML, as some site generators' pages write every command (Caddy's docs:

@@ -933,8 +933,23 @@ packaging==24.2
 def test_a_comment_indented_under_a_line_annotates_it_and_starts_no_entry() -> None:
     units = build_units("req.md", split_lines(PINNED_FENCE))
     codes = [(u.start_line, u.end_line) for u in units if u.kind == "code"]
-    # one entry (cut at MAX_CODE_LINES), never "# via … / anyio==4.8.0" pieces that split a pin from its note
-    assert codes == [(3, 15)], codes
+    # one entry (shown in pieces of MAX_CODE_LINES lines), never "# via … / anyio==4.8.0" pieces that split a pin from its note
+    assert codes == [(3, 15), (16, 16)], codes
+
+
+DEFAULTS_FENCE = "# Configuration\n\nThe **global default parameters** are:\n\n```text\n" + "".join(
+    f"setting_{k:02d} = '{k}MB'\n" for k in range(1, 23)) + "```\n"
+
+
+def test_every_line_of_a_long_fence_is_in_a_unit() -> None:
+    """A run of 22 settings with no blank line is longer than a unit may show (MAX_CODE_LINES): the top is the unit
+    under the sentence that introduces it, the rest a unit of its own (the 19th setting was in none)."""
+    units = build_units("conf.md", split_lines(DEFAULTS_FENCE))
+    assert [(u.kind, u.start_line, u.end_line) for u in units] == [("paragraph", 3, 17), ("code", 18, 27)]
+    assert units[0].text == "The **global default parameters** are:"
+    assert units[1].code == "```text\n" + "".join(f"setting_{k:02d} = '{k}MB'\n" for k in range(13, 23)) + "```"
+    shown = "".join(u.code for u in units)
+    assert all(f"setting_{k:02d} = '{k}MB'" in shown for k in range(1, 23))
 
 
 HTML_PRE = """# Static files
