@@ -15,9 +15,13 @@ from kb_agent.types import Evidence
 # subject words that say nothing about which thing is meant
 _SUBJECT_FILLER = frozenset("the a an of in on for to with using use when what which how is are do does 的 在 用 使用".split())
 _MORE_COMPARISONS = [
-    re.compile(r"\b(?:should\s+(?:i|we)\s+use|when\s+(?:should\s+(?:i|we)\s+)?(?:to\s+)?use)\s+(?P<a>.+?)\s+(?:or|vs\.?|versus)\s+(?P<b>.+?)[?.!]*$", re.I),
+    re.compile(r"\b(?:should\s+(?:i|we)\s+(?:use|go\s+with|pick|choose|prefer)|when\s+(?:should\s+(?:i|we)\s+)?(?:to\s+)?use)\s+(?P<a>.+?)\s+(?:or|vs\.?|versus)\s+(?P<b>.+?)[?.!]*$", re.I),
     re.compile(r"\bhow\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+differ(?:ent)?\s+from\s+(?P<b>.+?)[?.!]*$", re.I),
-    re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:有)?(?:什么|啥)?(?:区别|不同|差别|差异)"),
+    re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:(?:有)?(?:什么|啥)?(?:区别|不同|差别|差异|不一样)|(?:是)?(?:一样|相同|一回事)(?:的)?吗)"),
+    # "硬链接和软链接分别怎么创建？", "A 和 B 各自支持哪些 shell": one question asked of each of two things
+    re.compile(r"(?P<a>[^，,？?。：:]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?。：:]+?)\s*(?:分别|各自)(?:都)?(?:怎么|如何|会|要|是|有|支持|用|做|写|对应|在)"),
+    # "how does X differ between A and B"
+    re.compile(r"\bdiffer(?:s|ent)?\s+between\s+(?:the\s+)?(?P<a>[^.?!:;,—]+?)\s+and\s+(?:the\s+)?(?P<b>[^.?!:;,—]+?)\s*(?:[.?!:;,—]|$)", re.I),
     # "A 还是 B？" asks which; 还是 before what happens ("重启以后还是连不上", "可是下载还是报 401") means "still"
     re.compile(r"(?P<a>[^，,？?。！!；;]+?)(?<!以后)(?<!之后)(?<!可是)(?<!但是)(?<![但却后])\s*(?:还是)\s*"
                r"(?!不|没|无法|报|一直|依然|仍|会|失败|出错|有问题|一样)(?P<b>[^，,？?。！!；;]+?)[？?。]*$"),
@@ -34,6 +38,8 @@ _MORE_COMPARISONS = [
     # only an option: "ssh -L vs ssh -R port forwarding"); a word may be code (`v[100] vs v.get(100)`)
     re.compile(rf"(?P<a>[{_L}.\-\[\]():]+(?:\s+[{_L}.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L}.\-\[\]():]*[{_L}\])](?:\s+--?[A-Za-z][\w-]*)?)", re.I),
 ]
+# a side that only points back at an earlier sentence ("静态 Pod 是什么？它跟 … 有啥不一样？") names nothing to search for
+_PRONOUN = re.compile(r"它|它们|他|她|这|那|这个|那个|其|this|that|it|they|them", re.I)
 # "A 和 B 这两种策略，结果有什么不同？": the pair named as "these two …" (the difference may be asked after a comma; the sides
 # end where "这两种" begins)
 _THESE_TWO = re.compile(r"(?P<a>[^，,？?。]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?。]+?)\s*(?:这|那)?(?:两|二)(?:种|个|类|款|项|者)"
@@ -63,7 +69,7 @@ def comparison_subjects(question: str) -> list[str]:
         m = pattern.search(q) if q else None
         if m:
             a, b = m.group("a").strip(" ,，的"), second_side(m.group("b").strip(" ,，的"))
-            if distinct_subjects(a, b):
+            if distinct_subjects(a, b) and not (_PRONOUN.fullmatch(a) or _PRONOUN.fullmatch(b)):
                 return [a, b]
     return []
 

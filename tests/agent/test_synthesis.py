@@ -457,6 +457,20 @@ def test_the_sides_of_a_comparison_are_the_things_compared() -> None:
     assert comparison_subjects("PUT vs PATCH for updating an item") == ["PUT", "PATCH"]
 
 
+def test_more_ways_to_ask_for_a_comparison() -> None:
+    """"A 和 B 有什么不一样 / 一样吗", "A 和 B 分别怎么 …", "should I go with A or B", "how does X differ between A
+    and B" compare two things as "what is the difference" does; a side that only points back ("它跟 … 有啥不一样")
+    names nothing to search for."""
+    assert comparison_subjects("sudo -i 和 sudo -s 有什么不一样？") == ["sudo -i", "sudo -s"]
+    assert comparison_subjects("Object.is 和 === 一样吗") == ["Object.is", "==="]
+    assert comparison_subjects("硬链接和软链接分别怎么创建？") == ["硬链接", "软链接"]
+    assert comparison_subjects("MkDocs 里的提示框，默认收起和默认展开分别怎么写？") == ["默认收起", "默认展开"]
+    assert comparison_subjects("Should I go with the containerd worker or the OCI worker?") == ["the containerd worker", "the OCI worker"]
+    assert comparison_subjects("How does the in-place syntax differ between GNU sed and BSD sed?") == ["GNU sed", "BSD sed"]
+    assert comparison_subjects("静态 Pod 是什么？它跟 Deployment 管的 Pod 有啥不一样？") == []
+    assert comparison_subjects("重启以后还是连不上，和昨天一样吗？") == []
+
+
 def test_a_section_headed_by_both_subjects_is_quoted_whole_first(tmp_path: Path) -> None:
     """The page's own comparison ("## `v-if` vs. `v-show`") answers "v-if or v-show?" better than either subject's
     section: its paragraphs come first (up to MAX_UNITS minus one per subject), not just the first two of them."""
