@@ -1064,6 +1064,8 @@ def _add_defaults(chosen: list[ScoredUnit], cache: UnitCache) -> None:
     for c in chosen:
         best[c.unit.path] = max(best.get(c.unit.path, 0.0), c.score)
     for s in [c for c in chosen if c.score >= DEFAULT_RELATIVE_MIN * best[c.unit.path] and not c.listed]:
+        if s not in chosen:
+            continue  # it made room for an earlier section's default
         section = (s.unit.path, s.unit.heading_path)
         if not s.unit.heading_path or any(_STATES_DEFAULT.search(c.unit.search_text) for c in chosen if (c.unit.path, c.unit.heading_path) == section):
             continue

@@ -970,3 +970,23 @@ def test_a_fence_under_a_heading_that_only_says_how_is_labelled_by_its_section_t
     fences = [s for s in rank_units("Token 缓存功能怎么打开？", items, UnitCache(tmp_path)) if s.unit.code]
     assert "token.cache.enable=true" in fences[0].unit.code, [s.unit.code for s in fences]
     assert fences[0].score > fences[1].score, [(s.score, s.unit.code) for s in fences]
+
+
+def test_a_unit_that_made_room_for_a_default_is_not_completed_with_its_own(tmp_path: Path) -> None:
+    """Two sections of one page quoted, neither stating its default: making room for the first one's default line
+    drops the second section's unit, which then gets no default of its own (it crashed: nothing of its section was
+    left to put the default after)."""
+    from kb_agent.agent.synthesize import ScoredUnit, _add_defaults
+
+    filler = "It is read once at start-up, applies to every worker of the process, and is logged with the other settings. " * 2
+    write(tmp_path, "f.md", f"# Conf\n\n## Alpha\n\nAlpha sets how the alpha stage runs. {filler}\n\nThe default is 5.\n\n"
+          f"## Beta\n\nBeta sets how the beta stage runs. {filler}\n\nThe default value is 7.\n")
+    write(tmp_path, "g.md", f"# G\n\nG explains the gamma stage. {filler}{filler[:150]}\n")
+    write(tmp_path, "h.md", f"# H\n\nH explains the delta stage. {filler}{filler[:150]}\n")
+    cache = UnitCache(tmp_path)
+    alpha, _a_default, beta, _b_default = cache.file_units("f.md")
+    (g,), (h,) = cache.file_units("g.md"), cache.file_units("h.md")
+    chosen = [ScoredUnit(1.0, 0.5, 0.9, alpha), ScoredUnit(0.95, 0.5, 0.9, g), ScoredUnit(0.95, 0.5, 0.9, h), ScoredUnit(0.85, 0.5, 0.9, beta)]
+    assert sum(c.unit.size for c in chosen) + _a_default.size > MAX_ANSWER_CHARS, "the fixture must be full"
+    _add_defaults(chosen, cache)
+    assert [c.unit.text for c in chosen] == [alpha.text, "The default is 5.", g.text, h.text]
