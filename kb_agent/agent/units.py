@@ -321,7 +321,7 @@ _TAB_CLOSE = re.compile(r"^\s*</(?:TabItem|Tab|CodeGroupItem|tab)\s*>\s*$")
 def _tab_ranges(lines: list[str]) -> list[tuple[int, int, str]]:
     """(opening line, closing line, label) of each tab element (`<TabItem value="x" label="Docker compose">` …
     `</TabItem>`), in order; a tab never closed runs to the end of the file."""
-    out: list[tuple[int, int, str]] = []
+    out: list[tuple[int, int, str]] = _content_tabs(lines)
     open_at: list[tuple[int, str]] = []
     for n, text in enumerate(lines, 1):
         if "<" not in text:
@@ -334,6 +334,27 @@ def _tab_ranges(lines: list[str]) -> list[tuple[int, int, str]]:
             out.append((a, n, label))
     out.extend((a, len(lines), label) for a, label in open_at)
     return sorted(out)
+
+
+def _content_tabs(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(marker line, last line, label) of each MkDocs content tab (`=== "RedHat / CentOS"` over the lines indented
+    under it): the tab runs to the last line before one that is indented no deeper than its marker."""
+    out: list[tuple[int, int, str]] = []
+    n = 0
+    while n < len(lines):
+        m = _TAB.match(lines[n])
+        if m is None:
+            n += 1
+            continue
+        indent = len(lines[n]) - len(lines[n].lstrip())
+        end = n + 1
+        while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
+            end += 1
+        label = _tab_label(lines[n])
+        if label:
+            out.append((n + 1, end, label))
+        n += 1
+    return out
 
 
 def _tab_item_above(lines: list[str], start: int, wrappers: set[int]) -> tuple[int, str] | None:

@@ -1091,6 +1091,47 @@ def test_what_a_tab_holds_is_under_its_label() -> None:
     assert next(u for u in units if u.text.endswith("The end.")).heading_path == ("Install", "Next")
 
 
+MKDOCS_TABS = """# Firewall
+
+## Install
+
+=== "RedHat / CentOS"
+
+    **1. Update the packages**
+
+    ```bash
+    sudo yum update
+    ```
+
+    **2. Open the panel's port**
+
+    ```bash
+    sudo firewall-cmd --zone=public --add-port=8090/tcp --permanent
+    ```
+
+=== "Ubuntu / Debian"
+
+    **1. Open the panel's port**
+
+    ```bash
+    sudo ufw allow 8090/tcp
+    ```
+
+The end.
+"""
+
+
+def test_what_a_content_tab_holds_is_under_its_label() -> None:
+    """An MkDocs content tab (`=== "RedHat / CentOS"` over the lines indented under it) heads all of them, not only its
+    first paragraph: "what command opens the port on CentOS?" is about the `firewall-cmd` step, which never writes
+    "CentOS" itself."""
+    units = build_units("firewall.md", split_lines(MKDOCS_TABS))
+    port = next(u for u in units if "firewall-cmd" in u.code)
+    assert port.heading_path == ("Firewall", "Install", "RedHat / CentOS"), port.heading_path
+    assert next(u for u in units if "ufw" in u.code).heading_path == ("Firewall", "Install", "Ubuntu / Debian")
+    assert next(u for u in units if u.text == "The end.").heading_path == ("Firewall", "Install")
+
+
 def test_a_long_paragraph_is_not_cut_at_an_abbreviation_or_inside_parentheses() -> None:
     """lazygit's Config.md: "… on Linux and Windows (e.g. word-wise cursor movement … `ctrl` elsewhere). Lazygit picks …"
     was quoted from "word-wise cursor movement" on, its opening and its closing parenthesis in another unit: a full
