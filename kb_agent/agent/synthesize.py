@@ -320,6 +320,9 @@ def extractive_answer(
         chosen = _fold_files(_choose_mentions(ranked, target, _mention_lines(items, cache, target, ranked)), q_lang, cache)
     else:
         focus = [] if subjects else focus_terms(question, term_weights, exact_terms)
+        # a Chinese compound the KB writes only in its parts (运行日志: 运行 … 日志) is a phrase of the question, not a name
+        # that only units writing it whole are about ("执行器日志文件保存天数" answers "任务运行日志文件只想留 7 天")
+        focus = [t for t in focus if not (has_cjk(t) and _written_in_parts(t, term_weights))]
         everything = ranked
         if focus:  # the answer is about the thing the question names: units that name it, when there are any
             # a page filed under a word of the question (curl.md for "Using curl in a script …") is about it too

@@ -730,6 +730,23 @@ def test_a_chinese_compound_the_kb_writes_in_its_parts_is_no_absent_term(tmp_pat
     assert extractive_answer("grafana 的排行榜在哪里看？", items, UnitCache(tmp_path), term_weights=weights).uncovered == ("排行榜",)
 
 
+def test_a_chinese_compound_the_kb_writes_in_its_parts_does_not_narrow_the_answer(tmp_path: Path) -> None:
+    """"任务运行日志文件只想留 7 天，过期自动删掉，该改哪个配置？" over a properties fence whose retention key is described as
+    "执行器日志文件保存天数 … 过期日志自动清理": 运行日志 is rare as a whole, but the KB writes 运行 and 日志, so it is a phrase of
+    the question, not a name only units writing it whole are about (the answer quoted the log-path key and a release note)."""
+    more = "".join(f"### 执行器参数{k} [选填]：说明{k}；\nxxl.job.executor.param{k}={k}\n" for k in range(1, 6))
+    write(tmp_path, "doc/manual.md", "# 手册\n\n## 执行器配置\n\n```\n" + more + "### 执行器运行日志文件存储磁盘路径 [选填]：为空则使用默认路径；\n"
+          "xxl.job.executor.logpath=/data/applogs/xxl-job/jobhandler\n### 执行器日志文件保存天数 [选填]：过期日志自动清理，限制值大于等于3时生效；\n"
+          "xxl.job.executor.logretentiondays=30\n```\n\n## 版本说明\n\n- 任务运行日志移除log4j组件依赖，改为自主实现；\n")
+    items = [(evidence_from(tmp_path, "doc/manual.md", 1, 24, score=0.9, tool="hybrid"), 0.8)]
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: 3.99 if t == "运行日志" else 1.0 for t in terms}
+
+    draft = extractive_answer("执行器上的任务运行日志文件只想留 7 天，过期自动删掉，该改哪个配置？", items, UnitCache(tmp_path), term_weights=weights)
+    assert "xxl.job.executor.logretentiondays=30" in draft.body, draft.body
+
+
 def test_a_noun_made_of_an_english_verb_is_no_tool_name() -> None:
     """CC-CEDICT glosses "to invoke" and "to delete" but not "invocation" or "deletion": "Which ezctl invocation
     creates it?" was refused as naming a tool the KB never writes. Such nouns are English by their shape."""
