@@ -314,6 +314,10 @@ def extractive_answer(
         whole = _subject_files(ranked, subjects, cache)
         if whole:
             ranked = rank_units(question, [*items, *whole], cache, exact_terms=exact_terms, term_weights=term_weights)
+    tables = _whole_tables(ranked, items, cache)
+    if tables:
+        items = [*items, *tables]
+        ranked = rank_units(question, items, cache, exact_terms=exact_terms, term_weights=term_weights)
     ranked = fold_translations(ranked, q_lang, cache)
     target = mention_target(question)
     if target:
@@ -742,6 +746,34 @@ def _subject_files(ranked: list[ScoredUnit], subjects: Sequence[str], cache: Uni
         units = cache.file_units(s.unit.path)
         if units:
             out.append((Evidence(s.unit.path, 1, units[-1].end_line, "", 0.0, "unit"), s.grade))
+    return out
+
+
+# the best units whose table is read whole: a reference table of options is cut across chunks, and the row that answers
+# ("`retryNonIdempotentMethod` … (`POST`, …)") may sit past the lines retrieval returned
+TABLE_TOP = 3
+
+
+def _whole_tables(ranked: list[ScoredUnit], items: Sequence[tuple[Evidence, float]], cache: UnitCache) -> list[tuple[Evidence, float]]:
+    """Items spanning the whole table of each of the TABLE_TOP best units that is a table row, when the items do not
+    hold all of its rows already."""
+    out: list[tuple[Evidence, float]] = []
+    for s in ranked[:TABLE_TOP]:
+        if s.unit.kind != "row":
+            continue
+        rows = [u for u in cache.file_units(s.unit.path) if u.kind == "row" and u.heading_path == s.unit.heading_path]
+        k = next((i for i, u in enumerate(rows) if u.start_line == s.unit.start_line), None)
+        if k is None:
+            continue
+        a = b = k
+        while a > 0 and rows[a - 1].end_line >= rows[a].start_line - 3:
+            a -= 1
+        while b + 1 < len(rows) and rows[b + 1].start_line <= rows[b].end_line + 3:
+            b += 1
+        first, last = rows[a].start_line, rows[b].end_line
+        held = any(item.path == s.unit.path and item.start_line <= first and item.end_line >= last for item, _g in [*items, *out])
+        if not held:
+            out.append((Evidence(s.unit.path, first, last, "", 0.0, "unit"), s.grade))
     return out
 
 

@@ -990,3 +990,17 @@ def test_a_unit_that_made_room_for_a_default_is_not_completed_with_its_own(tmp_p
     assert sum(c.unit.size for c in chosen) + _a_default.size > MAX_ANSWER_CHARS, "the fixture must be full"
     _add_defaults(chosen, cache)
     assert [c.unit.text for c in chosen] == [alpha.text, "The default is 5.", g.text, h.text]
+
+
+def test_a_table_cut_by_retrieval_is_read_whole(tmp_path: Path) -> None:
+    """Retrieval returned the first rows of an options table; the row that answers ("retry POST requests too") is
+    further down the same table: the table's best rows bring the rest of it in."""
+    rows = [("attempts", "number of times the request should be retried."), ("initialInterval", "first wait time of the retry backoff."),
+            ("timeout", "how long the middleware may retry the request."), ("maxRequestBodyBytes", "maximum size of a retried request body."),
+            ("status", "HTTP status codes to retry on."), ("disableRetryOnNetworkError", "no retry when sending the request fails."),
+            ("retryNonIdempotentMethod", "retry non-idempotent methods (`POST`, `LOCK`, `PATCH`) as well.")]
+    table = "| Field | Description |\n|:--|:--|\n" + "".join(f"| `{k}` | {v} |\n" for k, v in rows)
+    write(tmp_path, "retry.md", "# Retry\n\n## Configuration Options\n\n" + table)
+    items = [(evidence_from(tmp_path, "retry.md", 1, 10, score=0.9, tool="hybrid"), 0.8)]
+    draft = extractive_answer("How do I make the retry middleware retry POST requests too?", items, UnitCache(tmp_path))
+    assert "retryNonIdempotentMethod" in draft.body, draft.body
