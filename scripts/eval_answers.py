@@ -134,6 +134,9 @@ SET_CORPORA = {
     "s23b_pnpm": ("s23b_pnpm.jsonl", "/work/evaldata/s23stage/pnpm"),
     "s23_cnpg": ("s23_cnpg.jsonl", "/work/evaldata/s23/cnpg"),
     "s23_nerdctl": ("s23_nerdctl.jsonl", "/work/evaldata/s23/nerdctl"),
+    "s24_onepanel": ("s24_onepanel.jsonl", "/work/evaldata/s24/onepanel"),
+    "s24_xxljob": ("s24_xxljob.jsonl", "/work/evaldata/s24/xxljob"),
+    "s24_traefik": ("s24_traefik.jsonl", "/work/evaldata/s24/traefik"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

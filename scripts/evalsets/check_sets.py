@@ -82,6 +82,9 @@ CORPORA = {
     "s23b_pnpm.jsonl": Path("/work/evaldata/s23stage/pnpm"),
     "s23_cnpg.jsonl": Path("/work/evaldata/s23/cnpg"),
     "s23_nerdctl.jsonl": Path("/work/evaldata/s23/nerdctl"),
+    "s24_onepanel.jsonl": Path("/work/evaldata/s24/onepanel"),
+    "s24_xxljob.jsonl": Path("/work/evaldata/s24/xxljob"),
+    "s24_traefik.jsonl": Path("/work/evaldata/s24/traefik"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
