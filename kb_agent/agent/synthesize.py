@@ -346,7 +346,11 @@ def extractive_answer(
     if subjects:
         missing = tuple(uncovered(subjects, shown))
     elif not target:
-        missing = focus_gap(question, shown, term_weights, exact_terms, pages=[s.unit.path for s in chosen]) or amount_gap(question, shown, term_weights) or coverage_gap(question, shown, term_weights) or code_gap(question, chosen)
+        # the value and what it is the value of may be two quoted units of one section ("调度记录停留在 "运行中" 状态超过10min" under
+        # the paragraph that describes the lost result): each unit is read with the others the answer quotes from its section
+        by_section = [" ".join(_home(c.unit) + " " + c.unit.search_text for c in chosen if (c.unit.path, c.unit.heading_path) == (s.unit.path, s.unit.heading_path))
+                      for s in chosen]
+        missing = focus_gap(question, shown, term_weights, exact_terms, pages=[s.unit.path for s in chosen]) or amount_gap(question, by_section, term_weights) or coverage_gap(question, shown, term_weights) or code_gap(question, chosen)
     else:
         missing = ()
     sources: list[SourceRef] = []

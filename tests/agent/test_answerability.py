@@ -654,6 +654,18 @@ def test_an_amount_answer_shows_the_line_that_writes_the_number(tmp_path: Path) 
     assert not draft.uncovered and "value is 10" in draft.body, (draft.uncovered, draft.body)
 
 
+def test_a_value_and_what_it_is_of_may_be_two_units_of_one_section(tmp_path: Path) -> None:
+    """"调度日志一直显示“运行中”，系统多久之后会自动把它标成失败？": one paragraph of the section says what goes wrong (the
+    question's words), the next one gives the duration (10min) in few of them; read together they answer it (it was
+    refused for want of a duration about what is asked)."""
+    write(tmp_path, "manual.md", "# 手册\n\n## 调度结果丢失处理\n\n"
+          "执行器因网络抖动回调失败或宕机等异常情况，会导致任务调度结果丢失，调度日志永远处于 \"运行中\" 状态。\n\n"
+          "针对该问题，调度中心提供内置组件进行处理：记录停留在 \"运行中\" 超过10min，则将本地调度主动标记失败。\n")
+    draft = _answer_from(tmp_path, "manual.md", 8, "# 页面 {i}\n\n调度中心 {i} 的日志显示任务状态。\n",
+                         "执行器宕机没能回调，调度日志一直显示“运行中”，系统多久之后会自动把它标成失败？")
+    assert not draft.uncovered and "10min" in draft.body, (draft.uncovered, draft.body)
+
+
 def test_an_option_typed_with_its_dashes_must_be_written_as_is() -> None:
     """"HEALTHCHECK 的 --start-interval 默认是多少？" over a book that documents `--interval`, `--start-period` but never
     `--start-interval`: the page that documents an option writes it, so the neighbours do not answer."""
