@@ -85,6 +85,7 @@ CORPORA = {
     "s24_onepanel.jsonl": Path("/work/evaldata/s24/onepanel"),
     "s24_xxljob.jsonl": Path("/work/evaldata/s24/xxljob"),
     "s24_traefik.jsonl": Path("/work/evaldata/s24/traefik"),
+    "s24_task.jsonl": Path("/work/evaldata/s24/task"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
