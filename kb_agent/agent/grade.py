@@ -143,9 +143,23 @@ def deterministic_scores(
     weights = term_weights(terms) if terms else {}
     # an everyday word the KB never writes ("by accident") is how the question is put, when the words it does write
     # are more and one passage holds them all
-    weights = {**weights, **dict.fromkeys(manner_words(question, terms, weights, items), 0.0)}
+    weights = {**weights, **dict.fromkeys(manner_words(question, terms, weights, items), 0.0), **dict.fromkeys(value_words(question, terms, weights), 0.0)}
     unknown = unknown_terms(weights)
     return [score_features(item_features(terms, weights, exact_terms, it, i, unknown)) for i, it in enumerate(items)]
+
+
+# an amount the question gives in words ("if it hangs for more than five minutes", "after a couple of days"): the user's
+# value, which a page writes its own way (`timeout: 5m`), not a topic the KB must write
+_SPELLED_AMOUNT = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
+                             r"ninety|hundred|thousand|a|an|a\s+few|few|several|a\s+couple\s+of|couple\s+of)\s+"
+                             r"(?:more\s+|extra\s+)?(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|times|bytes?|kilobytes?|"
+                             r"megabytes?|gigabytes?|lines?|characters?|requests?|retries|attempts?)\b", re.I)
+
+
+def value_words(question: str, terms: Sequence[str], weights: dict[str, float]) -> set[str]:
+    """The terms of an amount the question spells out ("five minutes") that the KB never writes: the user's value."""
+    spelled = {t for m in _SPELLED_AMOUNT.finditer(question) for t in tokenize(m.group(0))}
+    return {t for t in terms if t in spelled and weights.get(t, 0.0) >= UNKNOWN_TERM_WEIGHT}
 
 
 _LOWER_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z][a-z]*(?:'[a-z]+)?(?![\w\-/]|\.\w)")

@@ -627,6 +627,30 @@ def test_an_everyday_word_the_kb_never_writes_is_how_the_question_is_put(tmp_pat
         assert score("How do I bring up all services with docker compose?") < 0.5, "mostly words the KB never writes"
 
 
+def test_an_amount_spelled_out_is_the_users_value(tmp_path: Path) -> None:
+    """"How can I kill a single command in a task if it hangs for more than five minutes?" over a page that writes
+    `timeout: 5m`: "five" and "minutes" are the user's value, which the page writes its own way, not a topic the KB
+    lacks (every passage scored near 0 and the question was "not found"). Other words the KB never writes still are."""
+    from kb_agent.agent.grade import deterministic_scores
+
+    write(tmp_path, "guide.md", "# Guide\n\n## Timeouts\n\nUse `timeout` to limit how long a command of a task may run:\n\n"
+          "```yaml\ntasks:\n  deploy:\n    cmds:\n      - cmd: ./deploy.sh\n        timeout: 5m\n```\n")
+    written = {"kill": 3.9, "singl": 3.7, "command": 1.4, "task": 0.2, "hang": 3.9}  # the KB's IDF; any other word is never written
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: written.get(t, UNKNOWN_TERM_WEIGHT) for t in terms}
+
+    items = [evidence_from(tmp_path, "guide.md", 3, 13, score=0.9, tool="vector")]
+
+    def score(q: str) -> float:
+        return deterministic_scores(q, items, term_weights=weights)[0]
+
+    plain = score("How can I kill a single command in a task if it hangs?")
+    assert plain >= 0.5
+    assert score("How can I kill a single command in a task if it hangs for more than five minutes?") == plain
+    assert score("How can I kill a single command in a task if it hangs in a cron daemon?") < 0.5, "words the KB never writes"
+
+
 def test_a_number_with_its_unit_is_a_value_not_a_name() -> None:
     """"SSD 随机读 4KB 大概要多久？" over a table that writes "Read 4 KB randomly from SSD": `4KB` is a value typed
     without the space, never "nothing found about '4KB'"; names with digits stay names."""
