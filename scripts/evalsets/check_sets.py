@@ -86,6 +86,7 @@ CORPORA = {
     "s24_xxljob.jsonl": Path("/work/evaldata/s24/xxljob"),
     "s24_traefik.jsonl": Path("/work/evaldata/s24/traefik"),
     "s24_task.jsonl": Path("/work/evaldata/s24/task"),
+    "s24_chezmoi.jsonl": Path("/work/evaldata/s24/chezmoi"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
