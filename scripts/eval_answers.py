@@ -139,6 +139,7 @@ SET_CORPORA = {
     "s24_traefik": ("s24_traefik.jsonl", "/work/evaldata/s24/traefik"),
     "s24_task": ("s24_task.jsonl", "/work/evaldata/s24/task"),
     "s24_chezmoi": ("s24_chezmoi.jsonl", "/work/evaldata/s24/chezmoi"),
+    "s24_satoken": ("s24_satoken.jsonl", "/work/evaldata/s24/satoken"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

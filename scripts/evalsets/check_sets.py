@@ -87,6 +87,7 @@ CORPORA = {
     "s24_traefik.jsonl": Path("/work/evaldata/s24/traefik"),
     "s24_task.jsonl": Path("/work/evaldata/s24/task"),
     "s24_chezmoi.jsonl": Path("/work/evaldata/s24/chezmoi"),
+    "s24_satoken.jsonl": Path("/work/evaldata/s24/satoken"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
