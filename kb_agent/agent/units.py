@@ -516,7 +516,7 @@ _WORD = re.compile(r"\w")
 
 def _pieces(a: int, z: int) -> list[tuple[int, int]]:
     """Lines a..z in pieces of at most MAX_CODE_LINES lines: a long run with no blank line is shown from its top
-    (where a program begins), and what follows is a unit of its own (`wal_keep_size = '512MB'` as the 19th of 24
+    (where a program begins), and what follows is a unit of its own (`wal_keep_size = '512MB'` as the 19th of 22
     default settings), so every line is in one."""
     return [(k, min(z, k + MAX_CODE_LINES - 1)) for k in range(a, z + 1, MAX_CODE_LINES)]
 
