@@ -528,7 +528,7 @@ def amount_gap(question: str, shown: Sequence[str], term_weights: TermWeights | 
 # "是怎么产生的", "怎样的结构", "规模如何？", "名字怎么来的", which ask how a thing is or came to be): what answers it is done by a
 # command, a setting or code, and a page that only talks about the thing shows none (dev splits: every useful answer to
 # such a question quoted code; 4 of the 35 unanswerable questions answered quoted none)
-_ASKS_STEPS = re.compile(r"\bhow\s+(do|can|could|would)\s+(i|we|you|one)\b|\bhow\s+to\b|(?<!是)(?:怎么|如何|怎样)(?!的|样|回事|想|看待|评价|说|来的|\s*[？?。]|\s*$)", re.I)
+_ASKS_STEPS = re.compile(r"\bhow\s+(do|can|could|would)\s+(i|we|you|one)\b|\bhow\s+to\b|\bwhat\s+(?:do|should|can|must)\s+(?:i|we|you)\s+(?:run|type|execute|enter)\b|\b(?:what|which)\s+command\b|(?:什么|哪个|哪条)命令|(?<!是)(?:怎么|如何|怎样)(?!的|样|回事|想|看待|评价|说|来的|\s*[？?。]|\s*$)", re.I)
 
 
 # a step written in words: a sentence (or numbered step) that opens with an instruction ("Check the time service on the
@@ -892,7 +892,12 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
         shows = lambda s: bool(s.unit.code) and (s.score >= SHOW_HOW_RELATIVE_MIN * best or how_section(s))  # noqa: E731
     elif amount_gap(question, [_home(c.unit) + " " + c.unit.search_text for c in chosen], term_weights):
         gives = _gives_amount(question, _amount_asked(question)[1], term_weights)  # type: ignore[index]
-        shows = lambda s: gives(_home(s.unit) + " " + s.unit.search_text) and s.score >= SHOW_HOW_RELATIVE_MIN * best  # noqa: E731
+        # the line with the number may be next to the quoted sentence without naming what the question narrowed to ("Transient
+        # failures (… HTTP 5xx …) are automatically retried." above the fence with `# Default: 10` / `attempts:`): a unit of a
+        # quoted section counts at any score, from the ranking before the focus filter
+        shows = lambda s: gives(_home(s.unit) + " " + s.unit.search_text) and (  # noqa: E731
+            s.score >= SHOW_HOW_RELATIVE_MIN * best or (s.unit.path, s.unit.heading_path) in sections)
+        ranked = list(everything)
     elif _ASKS_STEPS.search(question) and not any(c.unit.code for c in chosen):
         # names in backticks but no command: the fence in the section of a quoted sentence ("… mark the revisions as
         # compacted using `--mark-compacted`." then "A full invocation may look like this:" and the fence) is the how,

@@ -504,8 +504,11 @@ def test_a_question_about_how_a_thing_is_or_came_to_be_asks_for_no_steps() -> No
     for q in ("溢坝通常是怎么产生的？", "腹卷相对于大铠来说是一种怎样的铠甲？", "崇陵规模如何？", "劲松站这个名字怎么来的？", "廖立听到诸葛亮逝世是怎么想的？",
               "How is the dam's overflow produced?"):
         assert code_gap(q, prose) == (), q
-    for q in ("怎么把配置文件复制一份？", "如何实现 OAuth2 的刷新令牌？", "How do I copy the config file?", "how to copy the config file"):
+    for q in ("怎么把配置文件复制一份？", "如何实现 OAuth2 的刷新令牌？", "How do I copy the config file?", "how to copy the config file",
+              # asking for the command itself (session 25: "… without validating the tag or uploading anything. What do I run?")
+              "I want a local build without uploading anything. What do I run?", "Which command lists the stashes?", "只想编一个二进制，用什么命令？"):
         assert code_gap(q, prose) == ("a command or code",), q
+    assert code_gap("What is the command pattern?", prose) == (), "a question about a thing called a command asks no steps"
 
 
 def test_a_numbered_chinese_step_shows_how() -> None:
@@ -676,6 +679,22 @@ def test_an_amount_answer_shows_the_line_that_writes_the_number(tmp_path: Path) 
                     for w in ("alone", "often", "sometimes", "rarely", "usually", "also", "still")))
     draft = _answer_from(tmp_path, "scan.md", 30, "# Command {i}\n\nThe command {i} returns a reply.\n", "SCAN 不传 COUNT 默认是多少？")
     assert not draft.uncovered and "value is 10" in draft.body, (draft.uncovered, draft.body)
+
+
+def test_an_amount_is_read_from_the_section_of_the_sentences_that_are_quoted(tmp_path: Path) -> None:
+    """"By default, how often does tool re-download external archives, and how can I force a fresh download?": the
+    sentences sharing the question's words say what the field does and how to force it; the durations (`24h`, `168h`)
+    are on a line of the same section that shares few of them. The answer quotes that line instead of refusing for
+    want of a duration (session 24's chezmoi set, dev)."""
+    write(tmp_path, "external.md", "# External format\n\n## refreshPeriod\n\n"
+          "The optional duration `refreshPeriod` field specifies how often tool will re-download the URL. "
+          "The default is zero meaning that tool will never re-download unless forced. "
+          "To force tool to re-download URLs, pass the `--refresh-externals` flag.\n\n"
+          "Suitable refresh periods for archives include one day (`24h`), one week (`168h`), or four weeks (`672h`).\n\n"
+          "## url\n\nThe `url` field gives where to download external archives from; archives are unpacked.\n")
+    draft = _answer_from(tmp_path, "external.md", 14, "# Archive {i}\n\nThe archive {i} is downloaded from the remote and unpacked.\n",
+                         "By default, how often does tool re-download external archives, and how can I force a fresh download?")
+    assert not draft.uncovered and "168h" in draft.body and "--refresh-externals" in draft.body, (draft.uncovered, draft.body)
 
 
 def test_a_value_and_what_it_is_of_may_be_two_units_of_one_section(tmp_path: Path) -> None:
