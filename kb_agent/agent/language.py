@@ -1,6 +1,6 @@
 """The question's language and translated twins: two files are the same page in two languages when
 their paths are equal after removing one language segment (`en/`, `zh/`, `zh-cn/`, `pages.zh/`) or
-a language suffix (`x.zh.md`, `x.zh-CN.md`, `README-zh.md`); an unmarked page with a marked twin beside
+a language suffix (`x.zh.md`, `x.zh-CN.md`, `README-zh.md`, `README.中文.md`); an unmarked page with a marked twin beside
 it (`README.md` and `README-zh.md`) is the original, in the other of English and Chinese."""
 
 from __future__ import annotations
@@ -17,13 +17,15 @@ Lang = Literal["en", "zh", "other"]
 LANGUAGE_CODES: dict[str, Lang] = {
     "en": "en", "en-us": "en", "en-gb": "en", "english": "en",
     "zh": "zh", "zh-cn": "zh", "zh-hans": "zh", "zh-hant": "zh", "zh-tw": "zh", "zh-hk": "zh", "cn": "zh", "chinese": "zh",
+    # the language named in Chinese, as Chinese projects mark their translations (`README.中文.md`, `README_英文.md`)
+    "中文": "zh", "简体中文": "zh", "繁體中文": "zh", "繁体中文": "zh", "英文": "en",
     **{code: "other" for code in ("ja", "ko", "fr", "de", "es", "it", "pt", "pt-br", "ru", "uk", "tr", "fa", "vi", "id", "pl", "nl")},
 }
 # a text is taken to be Chinese when at least this share of its letters are CJK characters
 CJK_SHARE = 0.3
 
 _SLOT = "\x00"  # stands for the language marker in a twin key (never part of a real path)
-_DOTTED = re.compile(r"^(?P<base>.+)\.(?P<lang>[A-Za-z]{2,3}(?:[-_][A-Za-z]{2,4})?)$")
+_DOTTED = re.compile(r"^(?P<base>.+)\.(?P<lang>[A-Za-z]{2,3}(?:[-_][A-Za-z]{2,4})?|[\u4e00-\u9fff]{2,4})$")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LETTER = re.compile(r"[A-Za-z]+|[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -49,7 +51,7 @@ def _code(segment: str) -> Lang | None:
 # a file-name suffix joined by - or _ (`README-zh.md`, `README_zh-CN.md`) names a language only for these
 # codes: `do-it.md` or `my-id.md` are not Italian or Indonesian pages
 _DASH_CODES = frozenset(c for c, lg in LANGUAGE_CODES.items() if lg in ("en", "zh") and c not in ("english", "chinese"))
-_DASHED = re.compile(r"^(?P<base>.+?)(?P<sep>[-_])(?P<lang>[A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?)$")
+_DASHED = re.compile(r"^(?P<base>.+?)(?P<sep>[-_])(?P<lang>[A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?|[\u4e00-\u9fff]{2,4})$")
 
 
 def _marker(path: str) -> tuple[str, str, Lang] | None:

@@ -57,6 +57,10 @@ def test_twin_keys_and_question_language() -> None:
     assert twin_key("pages.zh/a.md")[0] == twin_key("pages.en/a.md")[0]
     assert twin_key("guide/x.zh-CN.md")[0] == twin_key("guide/x.en.md")[0]
     assert twin_key("notes/x.md") == ("notes/x.md", None)
+    # the language named in Chinese (casey/just's `README.中文.md`; `README_英文.md`), not any Chinese word after a dot
+    assert twin_key("README.中文.md") == ("README.md", "zh") and twin_key("docs/README_英文.md") == ("docs/README.md", "en")
+    assert twin_key("笔记/第1章.概述.md") == ("笔记/第1章.概述.md", None)
+    assert "README.中文.md" in language_variants("README.md", "zh")
     assert "zh/tutorial/x.md" in language_variants("en/tutorial/x.md", "zh")
     assert question_language("怎么启动服务器？") == "zh" and question_language("How do I start it?") == "en"
 
