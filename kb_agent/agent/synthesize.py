@@ -374,11 +374,17 @@ def extractive_answer(
 FOCUS_MIN_WEIGHT = 3.0
 
 
+_VERSION_NUMBER = re.compile(r"[vV]?\d+(?:\.(?:\d+|[xX*]))+")
+
+
 def question_names(question: str, exact_terms: Sequence[str] = ()) -> list[str]:
     """What the question names: its names and exact terms as written, and its long Chinese dictionary words."""
     cjk = [t for t in question_terms(question) if is_term_of_art(t) or is_new_word(t)]
     examples = example_words(question)  # the user's own value ("比如 src/main.go") need not be written anywhere
-    names = (w for w in (*exact_terms, *named_words(question)) if not QUANTITY.fullmatch(w) and w.strip("`'\"") not in examples)  # "4KB": a page writes "4 KB"
+    # "4KB": a page writes "4 KB"; a version ("My AList (v3.30) …", "portal 1.6.x") says which release the user runs, and
+    # pages write the releases that changed something (v3.25.0, 1.7.0), not every one a reader may be on
+    names = (w for w in (*exact_terms, *named_words(question))
+             if not QUANTITY.fullmatch(w) and not _VERSION_NUMBER.fullmatch(w) and w.strip("`'\"") not in examples)
     return list(dict.fromkeys((*names, *cjk)))
 
 

@@ -662,6 +662,10 @@ def test_a_number_with_its_unit_is_a_value_not_a_name() -> None:
     assert question_names("SSD 随机读 4KB 大概要多久？") == ["SSD"]
     assert question_names("Does a 100ms timeout at 2GHz fit in 512MiB?") == []
     assert question_names("Is 2FA supported over HTTP2 with ES2015 and k8s?") == ["2FA", "HTTP2", "ES2015", "k8s"]
+    # a version says which release the user runs; pages write the releases that changed something (session 25: "My AList
+    # (v3.30) … lost the admin password" was "nothing found about 'v3.30'" over pages that write "above v3.25.0")
+    assert question_names("My AList (v3.30) runs in Docker. What command resets the password?") == ["AList", "Docker"]
+    assert question_names("How does the sub-path differ between portal 1.6.x and 1.7?") == ["sub-path"]
     assert "4KB" in named_words("SSD 随机读 4KB 大概要多久？"), "still searched for as typed (the plan's grep step for names)"
     assert "don" not in tokenize("Why don't my prices round?", drop_stopwords=True), "a contraction's stem is no word"
 
