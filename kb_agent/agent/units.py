@@ -66,7 +66,9 @@ _WRAPPER_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]*(\s[^<>]*)?>\s*$")
 # line (`{: .note }`)
 _LAYOUT = re.compile(r"^\s*(/{3,}.*|!{3}.*|\?{3}.*|:{3,}.*|\{\*.*\*\}|\{!.*!\}|\{\{[<%].*[%>]\}\}|\{%.*%\}|\{\{#.*\}\}|"
                      r"import\s+(?:[\w$]+|\{[^}]*\}|\*\s+as\s+[\w$]+)(?:\s*,\s*(?:[\w$]+|\{[^}]*\}))*\s+from\s+['\"][^'\"]+['\"];?|"
-                     r"import\s+['\"][^'\"]+['\"];?|export\s+(?:const|let|function|default)\s.*;?|\[\[?_?TOC_?\]\]?|TOC|\{:[^{}]*\})\s*$")
+                     r"import\s+['\"][^'\"]+['\"];?|export\s+(?:const|let|function|default)\s.*;?|\[\[?_?TOC_?\]\]?|TOC|\{:[^{}]*\}|"
+                     # VuePress's tab marker (`@tab 正式版`, `@tab:active npm`) inside a `:::tabs` container
+                     r"@tab(?::active)?(?:\s.*)?)\s*$")
 
 
 def is_terminal_output(code: str) -> bool:
@@ -321,7 +323,7 @@ _TAB_CLOSE = re.compile(r"^\s*</(?:TabItem|Tab|CodeGroupItem|tab)\s*>\s*$")
 def _tab_ranges(lines: list[str]) -> list[tuple[int, int, str]]:
     """(opening line, closing line, label) of each tab element (`<TabItem value="x" label="Docker compose">` …
     `</TabItem>`), in order; a tab never closed runs to the end of the file."""
-    out: list[tuple[int, int, str]] = _content_tabs(lines)
+    out: list[tuple[int, int, str]] = [*_content_tabs(lines), *_at_tabs(lines)]
     open_at: list[tuple[int, str]] = []
     for n, text in enumerate(lines, 1):
         if "<" not in text:
@@ -354,6 +356,29 @@ def _content_tabs(lines: list[str]) -> list[tuple[int, int, str]]:
         if label:
             out.append((n + 1, end, label))
         n += 1
+    return out
+
+
+_AT_TAB = re.compile(r"^\s*@tab(?::active)?\s+(\S.*?)\s*$")
+_CONTAINER_CLOSE = re.compile(r"^\s*:{3,}\s*$")
+
+
+def _at_tabs(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(marker line, last line, label) of each VuePress tab (`:::tabs`, then `@tab 正式版` over the tab's content): a tab
+    runs to the line before the next `@tab` or the container's closing `:::`."""
+    out: list[tuple[int, int, str]] = []
+    open_at: tuple[int, str] | None = None
+    for n, text in enumerate(lines, 1):
+        m = _AT_TAB.match(text) if "@tab" in text else None
+        if m is None and not (open_at and _CONTAINER_CLOSE.match(text)):
+            continue
+        if open_at is not None:
+            out.append((open_at[0], n - 1, open_at[1]))
+            open_at = None
+        if m is not None:
+            open_at = (n, m.group(1))
+    if open_at is not None:
+        out.append((open_at[0], len(lines), open_at[1]))
     return out
 
 

@@ -1132,6 +1132,43 @@ def test_what_a_content_tab_holds_is_under_its_label() -> None:
     assert next(u for u in units if u.text == "The end.").heading_path == ("Firewall", "Install")
 
 
+VUEPRESS_TABS = """# Install
+
+## Custom path
+
+The default path is `/opt/app`. To install elsewhere, give the path as the second argument, e.g. `/root`:
+
+:::tabs
+
+@tab Stable
+```bash
+curl -fsSL "https://example.org/v3.sh" | bash -s install /root
+```
+
+@tab:active Beta
+```bash
+curl -fsSL "https://example.org/beta.sh" | bash -s install /root
+```
+
+:::
+
+The end.
+"""
+
+
+def test_a_vuepress_tab_marker_sits_between_a_sentence_and_its_fence() -> None:
+    """VuePress's tabs (`:::tabs`, `@tab Stable` over each tab's fence): the sentence that introduces the command and the
+    first tab's fence are one unit, as without the markers (session 25: AList's "自定义安装路径 … 如 安装到 `/root`：" was
+    quoted without `bash -s install /root`, which stood under "@tab 正式版"); each tab's fence is under its label."""
+    units = build_units("install.md", split_lines(VUEPRESS_TABS))
+    first = next(u for u in units if "v3.sh" in u.code)
+    assert first.text.startswith("The default path is") and first.start_line == 5, first
+    beta = next(u for u in units if "beta.sh" in u.code)
+    assert beta.heading_path == ("Install", "Custom path", "Beta") and "@tab" not in beta.text, beta
+    assert not any("@tab" in u.text for u in units)
+    assert next(u for u in units if u.text == "The end.").heading_path == ("Install", "Custom path")
+
+
 def test_a_long_paragraph_is_not_cut_at_an_abbreviation_or_inside_parentheses() -> None:
     """lazygit's Config.md: "… on Linux and Windows (e.g. word-wise cursor movement … `ctrl` elsewhere). Lazygit picks …"
     was quoted from "word-wise cursor movement" on, its opening and its closing parenthesis in another unit: a full
