@@ -140,6 +140,12 @@ SET_CORPORA = {
     "s24_task": ("s24_task.jsonl", "/work/evaldata/s24/task"),
     "s24_chezmoi": ("s24_chezmoi.jsonl", "/work/evaldata/s24/chezmoi"),
     "s24_satoken": ("s24_satoken.jsonl", "/work/evaldata/s24/satoken"),
+    "s25_pihole": ("s25_pihole.jsonl", "/work/evaldata/s25/pihole"),
+    "s25_goreleaser": ("s25_goreleaser.jsonl", "/work/evaldata/s25/goreleaser"),
+    "s25_gitea": ("s25_gitea.jsonl", "/work/evaldata/s25/gitea"),
+    "s25_egg": ("s25_egg.jsonl", "/work/evaldata/s25/egg"),
+    "s25_alist": ("s25_alist.jsonl", "/work/evaldata/s25/alist"),
+    "s25_just": ("s25_just.jsonl", "/work/evaldata/s25/just"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

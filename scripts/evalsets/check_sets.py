@@ -88,6 +88,12 @@ CORPORA = {
     "s24_task.jsonl": Path("/work/evaldata/s24/task"),
     "s24_chezmoi.jsonl": Path("/work/evaldata/s24/chezmoi"),
     "s24_satoken.jsonl": Path("/work/evaldata/s24/satoken"),
+    "s25_pihole.jsonl": Path("/work/evaldata/s25/pihole"),
+    "s25_goreleaser.jsonl": Path("/work/evaldata/s25/goreleaser"),
+    "s25_gitea.jsonl": Path("/work/evaldata/s25/gitea"),
+    "s25_egg.jsonl": Path("/work/evaldata/s25/egg"),
+    "s25_alist.jsonl": Path("/work/evaldata/s25/alist"),
+    "s25_just.jsonl": Path("/work/evaldata/s25/just"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
