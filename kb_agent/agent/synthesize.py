@@ -405,7 +405,8 @@ def _english_compound(term: str) -> bool:
     question is put, not a name the KB must write as typed (`kube-proxy`, `oh-my-zsh` have a part that is no word)."""
     from kb_agent.index.glosses import is_english_word
 
-    return _COMPOUND.fullmatch(term) is not None and all(is_english_word(p) for p in term.split("-"))
+    # a function word is part of the phrase ("built-in", "step-by-step", "opt-in"): the dictionary holds content words only
+    return _COMPOUND.fullmatch(term) is not None and all(is_english_word(p) or not tokenize(p, drop_stopwords=True) for p in term.split("-"))
 
 
 _PAIR = re.compile(r"[A-Za-z]{3,}/[A-Za-z]{3,}")

@@ -492,6 +492,12 @@ def test_words_a_question_is_put_in_are_not_names_it_asks_about() -> None:
     assert focus_gap("How can I give etcd a higher disk I/O priority on Linux?", ionice, Weights()) == (), (
         "I/O is two letters however it is typed: too short to say the topic is absent")
     assert [is_new_word(w) for w in ("删不掉", "连不上", "扩缩容")] == [False, False, True]
+    # a function word is part of such a phrase (session 25: "how long does the built-in HTTP client keep an idle socket?"
+    # quoted the features list's "Built-in cluster" line, the only one writing `built-in`)
+    from kb_agent.agent.synthesize import _english_compound
+
+    assert [_english_compound(w) for w in ("built-in", "step-by-step", "opt-in", "read-only")] == [True] * 4
+    assert [_english_compound(w) for w in ("kube-proxy", "oh-my-zsh", "x-forwarded-for")] == [False] * 3
 
 
 def test_a_question_about_how_a_thing_is_or_came_to_be_asks_for_no_steps() -> None:
