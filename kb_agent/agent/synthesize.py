@@ -326,7 +326,7 @@ def extractive_answer(
         focus = [] if subjects else focus_terms(question, term_weights, exact_terms)
         # a Chinese compound the KB writes only in its parts (运行日志: 运行 … 日志) is a phrase of the question, not a name
         # that only units writing it whole are about ("执行器日志文件保存天数" answers "任务运行日志文件只想留 7 天")
-        focus = [t for t in focus if not (has_cjk(t) and _written_in_parts(t, term_weights))]
+        focus = [t for t in focus if not (has_cjk(t) and (_written_in_parts(t, term_weights) or _where(t, question)))]
         everything = ranked
         if focus:  # the answer is about the thing the question names: units that name it, when there are any
             # a page filed under a word of the question (curl.md for "Using curl in a script …") is about it too
@@ -375,6 +375,17 @@ FOCUS_MIN_WEIGHT = 3.0
 
 
 _VERSION_NUMBER = re.compile(r"[vV]?\d+(?:\.(?:\d+|[xX*]))+")
+
+
+# a Chinese noun followed by a postposition of place ("在 Windows 服务器上 …", "同一台服务器上跑了 …", "在配置文件里 …") says
+# where the user is, not what the answer is about; 上传, 中文, 内存 … are words of their own
+_PLACE_AFTER = re.compile(r"\s*(?:上|里|中|内)(?![传线限级文心间存容置核网程])")
+
+
+def _where(term: str, question: str) -> bool:
+    """Is the Chinese `term` written in the question only as a place, followed by 上/里/中/内?"""
+    spots = [m.end() for m in re.finditer(re.escape(term), question)]
+    return bool(spots) and all(_PLACE_AFTER.match(question, i) for i in spots)
 
 
 def question_names(question: str, exact_terms: Sequence[str] = ()) -> list[str]:

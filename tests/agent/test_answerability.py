@@ -812,6 +812,26 @@ def test_a_chinese_compound_the_kb_writes_in_its_parts_does_not_narrow_the_answe
     assert "xxl.job.executor.logretentiondays=30" in draft.body, draft.body
 
 
+def test_a_chinese_noun_the_question_stands_on_does_not_narrow_the_answer(tmp_path: Path) -> None:
+    """"在 Windows 服务器上想让 Gitea 开机自动运行，怎么把它装成系统服务？": 服务器 is rare in the KB and a term of art, but "在 …
+    服务器上" says where the user is; the page that registers the service ("注册为Windows服务") never writes 服务器, and the
+    answer was the config sheet's lines about the server (session 25, Gitea's docs). Not so where the question is about it."""
+    write(tmp_path, "install/windows-service.md", "# 注册为Windows服务\n\n要注册为Windows服务，首先以Administrator身份运行 `cmd`，"
+          "然后执行以下命令：\n\n```\nsc create gitea start= auto binPath= \"C:\\gitea\\gitea.exe web\"\n```\n")
+    write(tmp_path, "config.md", "# 配置说明\n\n## Server\n\n- `DOMAIN`: 服务器域名。\n- `ROOT_URL`: Gitea服务器的对外 URL。\n"
+          "- `START_SSH_SERVER`: 是否启用内部SSH服务器，开机后自动运行。\n")
+    items = [(evidence_from(tmp_path, "install/windows-service.md", 1, 9, score=0.9, tool="hybrid"), 0.8),
+             (evidence_from(tmp_path, "config.md", 1, 7, score=0.8, tool="hybrid"), 0.6)]
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: 3.6 if t in ("服务器", "务器") else 2.0 for t in terms}
+
+    draft = extractive_answer("在 Windows 服务器上想让 Gitea 开机自动运行，怎么把它装成系统服务？", items, UnitCache(tmp_path), term_weights=weights)
+    assert "sc create gitea" in draft.body, draft.body
+    draft = extractive_answer("服务器的域名在哪里配置？", items, UnitCache(tmp_path), term_weights=weights)
+    assert "sc create gitea" not in draft.body and "DOMAIN" in draft.body, draft.body
+
+
 def test_a_noun_made_of_an_english_verb_is_no_tool_name() -> None:
     """CC-CEDICT glosses "to invoke" and "to delete" but not "invocation" or "deletion": "Which ezctl invocation
     creates it?" was refused as naming a tool the KB never writes. Such nouns are English by their shape."""
