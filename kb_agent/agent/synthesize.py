@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from kb_agent.agent.citations import SourceRef
 from kb_agent.agent.analyzer import LATIN_WORD, QUANTITY, example_words, is_operator, named_words
-from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, TermWeights, is_new_word, is_term_of_art, question_terms, uniform_weights, written_in_kb
+from kb_agent.agent.grade import CJK_NAME_MIN_CHARS, UNKNOWN_TERM_WEIGHT, TermWeights, is_new_word, is_term_of_art, question_terms, uniform_weights, written_in_kb
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import as_written, comparison_subjects, covers, mention_target, uncovered
 from kb_agent.agent.units import AnswerUnit, UnitCache, is_terminal_output, looks_like_injection
@@ -326,7 +326,8 @@ def extractive_answer(
         focus = [] if subjects else focus_terms(question, term_weights, exact_terms)
         # a Chinese compound the KB writes only in its parts (运行日志: 运行 … 日志) is a phrase of the question, not a name
         # that only units writing it whole are about ("执行器日志文件保存天数" answers "任务运行日志文件只想留 7 天")
-        focus = [t for t in focus if not (has_cjk(t) and (_written_in_parts(t, term_weights) or _where(t, question)))]
+        places = [t for t in focus if has_cjk(t) and _where(t, question)]  # and the pieces jieba cut them into (务器 of 服务器)
+        focus = [t for t in focus if not (has_cjk(t) and (_written_in_parts(t, term_weights) or any(t in p for p in places)))]
         everything = ranked
         if focus:  # the answer is about the thing the question names: units that name it, when there are any
             # a page filed under a word of the question (curl.md for "Using curl in a script …") is about it too
@@ -383,7 +384,10 @@ _PLACE_AFTER = re.compile(r"\s*(?:上|里|中|内)(?![传线限级文心间存�
 
 
 def _where(term: str, question: str) -> bool:
-    """Is the Chinese `term` written in the question only as a place, followed by 上/里/中/内?"""
+    """Is the Chinese `term` (a name: CJK_NAME_MIN_CHARS or more; 运行中 is "running") written in the question only as a
+    place, followed by 上/里/中/内?"""
+    if len(term) < CJK_NAME_MIN_CHARS:
+        return False
     spots = [m.end() for m in re.finditer(re.escape(term), question)]
     return bool(spots) and all(_PLACE_AFTER.match(question, i) for i in spots)
 
