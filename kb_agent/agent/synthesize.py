@@ -1100,11 +1100,13 @@ def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
             continue
         # the list of means only under the answer's best unit (a weaker one's list is another topic's settings)
         follow = (_means_sentences(units, i) if u.kind == "sentence" else []) or (_means_list(units, i) if s.score >= best else [])
+        # the paragraph that says how, referring back to a quoted unit, takes the place of weaker units from any file
+        referred = not follow and bool(follow := _means_referred(units, i))
         for nxt in follow:
             if any(c.unit == nxt for c in chosen):
                 break
             means = ScoredUnit(s.score, s.body_cov, s.grade, nxt, listed=True)
-            if not _fits(chosen, means) and not _room_below(chosen, means, s):
+            if not _fits(chosen, means) and not _room_below(chosen, means, s, keep_files=not referred):
                 break
             chosen.insert(chosen.index(at) + 1, means)
             at = means
@@ -1165,6 +1167,23 @@ def _means_sentences(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
     return out
 
 
+# a paragraph that opens by referring back to the one above ("GoReleaser supports this with the `--snapshot` flag …" under
+# "Sometimes we want to generate a full build … but neither validate anything nor upload it")
+_REFERS_BACK = re.compile(r"^(?:(?:this|that|it)\b|(?:to\s+do|for)\s+(?:this|that|so)\b|[^.:;!?]{0,40}?\b(?:supports?|does|handles?|achieves?|allows?|"
+                          r"enables?|provides?)\s+(?:this|that)\b)|^(?:为此|对此|这时|此时|这种情况下?|要做到这一?点)", re.I)
+
+
+def _means_referred(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
+    """The paragraph right after units[i] in its section when it opens by referring back to it and names the means in
+    code (a fence, or code in its text)."""
+    if i + 1 >= len(units):
+        return []
+    nxt = units[i + 1]
+    if nxt.kind not in ("paragraph", "sentence") or nxt.heading_path != units[i].heading_path or not _close_after(units[i], nxt):
+        return []
+    return [nxt] if _REFERS_BACK.search(nxt.text.lstrip()) and (nxt.code or has_code_span(nxt.text)) else []
+
+
 def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
     """The intro line after units[i] (ending in a colon) and the first MEANS_ITEMS items under it, when they name code."""
     if i + 1 >= len(units):
@@ -1181,14 +1200,14 @@ def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
     return [intro, *items] if any(has_code_span(t.text) or t.code for t in items) else []
 
 
-def _room_below(chosen: list[ScoredUnit], means: ScoredUnit, anchor: ScoredUnit) -> bool:
+def _room_below(chosen: list[ScoredUnit], means: ScoredUnit, anchor: ScoredUnit, *, keep_files: bool = True) -> bool:
     """Fit `means` (a unit that completes `anchor`) in place of the weakest units quoted from other sections that score below `anchor` (at most two, never
     a file's last); False, with the answer as it was, when it does not fit even so."""
     before = list(chosen)
     while not _fits(chosen, means):
         # never a file's last unit: each file quoted (a comparison's side) stays quoted
         others = [c for c in chosen if not c.listed and c.score < anchor.score and (c.unit.path, c.unit.heading_path) != (anchor.unit.path, anchor.unit.heading_path)
-                  and sum(1 for d in chosen if d.unit.path == c.unit.path) > 1]
+                  and (not keep_files or sum(1 for d in chosen if d.unit.path == c.unit.path) > 1)]
         if not others or len(before) - len(chosen) >= 2:
             chosen[:] = before
             return False

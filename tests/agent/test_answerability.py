@@ -14,7 +14,7 @@ from tests.support.fakes import evidence_from
 from tests.support.sample import hash_settings
 
 from kb_agent.agent.analyzer import find_exact_terms, named_words
-from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, idf_weights
+from kb_agent.agent.grade import UNKNOWN_TERM_WEIGHT, idf_weights, uniform_weights
 from kb_agent.agent.language import language_variants, page_language, twin_key, twin_paths
 from kb_agent.agent.plan import PlanRequest, make_plan
 from kb_agent.agent.synthesize import ScoredUnit, code_form, code_gap, extractive_answer, focus_terms, foreign_words
@@ -705,6 +705,25 @@ def test_an_amount_is_read_from_the_section_of_the_sentences_that_are_quoted(tmp
     draft = _answer_from(tmp_path, "external.md", 14, "# Archive {i}\n\nThe archive {i} is downloaded from the remote and unpacked.\n",
                          "By default, how often does tool re-download external archives, and how can I force a fresh download?")
     assert not draft.uncovered and "168h" in draft.body and "--refresh-externals" in draft.body, (draft.uncovered, draft.body)
+
+
+def test_a_paragraph_that_refers_back_with_the_command_completes_the_answer(tmp_path: Path) -> None:
+    """"I want to try a full release locally … without validating the tag or uploading anything. What do I run?": the
+    sentence sharing the question's words ("Sometimes we want to generate a full build … but neither want to validate
+    anything nor upload it") is followed by the one that says how, referring back to it ("GoReleaser supports this with
+    the `--snapshot` flag"); the answer quotes both, in place of weaker units from other pages (session 25)."""
+    write(tmp_path, "snapshots.md", "# Snapshots\n\nSometimes we want to generate a full build of our project locally,\n"
+          "but neither want to validate anything nor upload it to anywhere.\n\n"
+          "Tool supports this with the `--snapshot` flag and with the `snapshot` customization section:\n\n"
+          "```yaml\nsnapshot:\n  # Allows you to change the name of the generated snapshot\n  version_template: \"{{ .Version }}-devel\"\n```\n")
+    for k in range(3):
+        write(tmp_path, f"publish{k}.md", f"# Publish {k}\n\n```yaml\n  # Setting this skips the upload of the release {k};\n"
+              f"  # the tag is validated locally, useful to try your config.\n  skip_upload_{k}: true\n  # and more {k}\n```\n")
+    items = [(evidence_from(tmp_path, "snapshots.md", 1, 12, score=0.9, tool="hybrid"), 0.6),
+             *((evidence_from(tmp_path, f"publish{k}.md", 1, 8, score=0.8, tool="hybrid"), 0.6) for k in range(3))]
+    q = "I want to try a full release locally to see if my config works, without validating the tag or uploading anything. What do I run?"
+    draft = extractive_answer(q, items, UnitCache(tmp_path), term_weights=uniform_weights)
+    assert "--snapshot" in draft.body and "Sometimes we want" in draft.body, draft.body
 
 
 def test_a_value_and_what_it_is_of_may_be_two_units_of_one_section(tmp_path: Path) -> None:
