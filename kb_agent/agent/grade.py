@@ -45,7 +45,15 @@ def question_terms(question: str, term_weights: TermWeights | None = None) -> li
            and not (has_cjk(t) and any(t in question[a:b] for a, b in asked))]
     if isinstance(term_weights, IdfWeights):
         out = [t for t in term_weights.split_unseen(out) if t not in filler]
+        if not has_cjk(question):
+            # a verb and its particle the KB writes as one word ("back up" → backup, "log in" → login): both forms count
+            joined = [t for m in _PHRASAL.finditer(question) for t in tokenize(m.group(1) + m.group(2)) if t not in out]
+            out += [t for t, w in (term_weights(joined) if joined else {}).items() if w < UNKNOWN_TERM_WEIGHT]
     return out
+
+
+_PHRASAL = re.compile(r"\b(back|set|clean|roll|shut|start|look|log|sign|check|time|break|lock|sign|fall|push|pull|make|spin|tear|dry)[ -]"
+                      r"(up|in|out|back|down|over|off)\b", re.I)
 
 
 _CLASSIFIERS = frozenset("个条次项位台张份种行块只件篇层组")

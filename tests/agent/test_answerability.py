@@ -615,6 +615,21 @@ def test_an_everyday_locution_is_not_the_thing_a_question_is_about(tmp_path: Pat
     assert "wget -c" in draft.body and "git blame" not in draft.body and not draft.uncovered, draft.body
 
 
+def test_a_verb_and_its_particle_count_as_the_word_the_kb_writes(tmp_path: Path) -> None:
+    """"Command to back up all Argo CD data?" over a page that writes "Export to a backup:": the question's "back up" is
+    the KB's "backup" as well (session 25, Argo CD's disaster-recovery page); a join the KB never writes ("time in ISO
+    8601" → "timein") is no term."""
+    from kb_agent.agent.grade import question_terms
+
+    write(tmp_path, "recovery.md", "# Disaster Recovery\n\nExport to a backup:\n\n```bash\nargocd admin export > backup.yaml\n```\n")
+    for k in range(5):
+        write(tmp_path, f"page{k}.md", f"# Page {k}\n\nThe command {k} prints the time and the data of the cluster.\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        assert "backup" in question_terms("Command to back up all Argo CD data?", weights)  # type: ignore[arg-type]
+        assert "timein" not in question_terms("print the current time in ISO 8601", weights)  # type: ignore[arg-type]
+        assert "backup" not in question_terms("Command to back up all Argo CD data?"), "without an index: the words as typed"
+
+
 def test_an_everyday_word_the_kb_never_writes_is_how_the_question_is_put(tmp_path: Path) -> None:
     """"I staged a file by accident. How do I unstage it?" over an FAQ that never writes "accident": the page
     that unstages a staged file answers. A name the KB never writes (`LFS`), or a question made mostly of words
