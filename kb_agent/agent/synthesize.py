@@ -339,6 +339,8 @@ def extractive_answer(
             chosen = _show_how(question, chosen, ranked, everything, term_weights)
         if _ASKS_STEPS.search(question):
             _add_means(chosen, cache)
+        if _ASKS_STEPS.search(question) or _ASKS_SETTING.search(question):
+            _add_setting_rows(chosen, cache)
         if _ASKS_DEFAULT.search(question):
             _add_defaults(chosen, cache)
     if not chosen:
@@ -1182,6 +1184,43 @@ def _means_referred(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
     if nxt.kind not in ("paragraph", "sentence") or nxt.heading_path != units[i].heading_path or not _close_after(units[i], nxt):
         return []
     return [nxt] if _REFERS_BACK.search(nxt.text.lstrip()) and (nxt.code or has_code_span(nxt.text)) else []
+
+
+# a question that asks which setting, option or flag to use
+_ASKS_SETTING = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:option|setting|flag|key|parameter|property|field|variable)s?\b|"
+                           r"哪一?项|哪个(?:选项|参数|配置|设置|字段|属性|变量|开关)|什么(?:选项|参数|配置项|设置|字段|属性|变量|开关)", re.I)
+# an option's table under its description is this short (Default | CLI Override | API Override)
+SETTING_ROWS_MAX = 3
+
+
+def _add_setting_rows(chosen: list[ScoredUnit], cache: UnitCache) -> None:
+    """A quoted description of an option ("**Tabs**: Indent lines with tabs instead of spaces.") whose section goes on
+    with a short table that names it in code (`--use-tabs`, `useTabs: <bool>`) brings the table's rows: a reference
+    page writes the option's name there, apart from what it does (session 25, Prettier's options page)."""
+    for s in list(chosen):
+        u = s.unit
+        if u.kind not in ("paragraph", "definition", "sentence") or u.code:
+            continue
+        units = cache.file_units(u.path)
+        i = next((k for k, t in enumerate(units) if t == u), -1)
+        rows: list[AnswerUnit] = []
+        prev = u
+        for t in units[i + 1 :] if i >= 0 else []:
+            if t.kind != "row" or t.heading_path != u.heading_path or t.start_line > prev.end_line + 4:  # a header row and its rule
+                break
+            rows.append(t)
+            prev = t
+        if not rows or len(rows) > SETTING_ROWS_MAX or not any(has_code_span(r.text) for r in rows):
+            continue
+        at = s
+        for r in rows:
+            if any(c.unit == r for c in chosen):
+                continue
+            extra = ScoredUnit(s.score, s.body_cov, s.grade, r, listed=True)
+            if not _fits(chosen, extra) and not _room_below(chosen, extra, s, keep_files=False):
+                break
+            chosen.insert(chosen.index(at) + 1, extra)
+            at = extra
 
 
 def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:

@@ -741,6 +741,39 @@ def test_a_paragraph_that_refers_back_with_the_command_completes_the_answer(tmp_
     assert "--snapshot" in draft.body and "Sometimes we want" in draft.body, draft.body
 
 
+OPTIONS_PAGE = """# Options
+
+## Tab Width
+
+Specify the number of spaces per indentation-level.
+
+| Default | CLI Override        | API Override      |
+| ------- | ------------------- | ----------------- |
+| `2`     | `--tab-width <int>` | `tabWidth: <int>` |
+
+## Tabs
+
+Indent lines with tabs instead of spaces.
+
+| Default | CLI Override | API Override      |
+| ------- | ------------ | ----------------- |
+| `false` | `--use-tabs` | `useTabs: <bool>` |
+
+Setting `indent_style` in an `.editorconfig` file will configure the tab usage, unless overridden.
+"""
+
+
+def test_an_options_description_brings_the_short_table_that_names_it(tmp_path: Path) -> None:
+    """"团队想统一用 Tab 缩进而不是空格，配置里该加哪一项？" over a reference page that gives each option a heading, a sentence
+    ("Indent lines with tabs instead of spaces.") and a one-row table with its flag and key: the sentence shares the
+    question's words, the table names the option (`--use-tabs`, `useTabs`); the answer quotes both (session 25)."""
+    write(tmp_path, "options.md", OPTIONS_PAGE)
+    items = [(evidence_from(tmp_path, "options.md", 1, 22, score=0.9, tool="hybrid"), 0.7)]
+    for q in ("Which option makes it indent lines with tabs instead of spaces?", "How do I indent lines with tabs instead of spaces?"):
+        draft = extractive_answer(q, items, UnitCache(tmp_path), term_weights=uniform_weights)
+        assert "`--use-tabs`" in draft.body and "Indent lines with tabs" in draft.body, (q, draft.body)
+
+
 def test_a_value_and_what_it_is_of_may_be_two_units_of_one_section(tmp_path: Path) -> None:
     """"调度日志一直显示“运行中”，系统多久之后会自动把它标成失败？": one paragraph of the section says what goes wrong (the
     question's words), the next one gives the duration (10min) in few of them; read together they answer it (it was
