@@ -146,6 +146,9 @@ SET_CORPORA = {
     "s25_egg": ("s25_egg.jsonl", "/work/evaldata/s25/egg"),
     "s25_alist": ("s25_alist.jsonl", "/work/evaldata/s25/alist"),
     "s25_just": ("s25_just.jsonl", "/work/evaldata/s25/just"),
+    "s25b_argocd": ("s25b_argocd.jsonl", "/work/evaldata/s25b/argocd"),
+    "s25b_prettier": ("s25b_prettier.jsonl", "/work/evaldata/s25b/prettier"),
+    "s25b_seata": ("s25b_seata.jsonl", "/work/evaldata/s25b/seata"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -94,6 +94,9 @@ CORPORA = {
     "s25_egg.jsonl": Path("/work/evaldata/s25/egg"),
     "s25_alist.jsonl": Path("/work/evaldata/s25/alist"),
     "s25_just.jsonl": Path("/work/evaldata/s25/just"),
+    "s25b_argocd.jsonl": Path("/work/evaldata/s25b/argocd"),
+    "s25b_prettier.jsonl": Path("/work/evaldata/s25b/prettier"),
+    "s25b_seata.jsonl": Path("/work/evaldata/s25b/seata"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
