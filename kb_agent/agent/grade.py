@@ -52,7 +52,7 @@ def question_terms(question: str, term_weights: TermWeights | None = None) -> li
     return out
 
 
-_PHRASAL = re.compile(r"\b(back|set|clean|roll|shut|start|look|log|sign|check|time|break|lock|sign|fall|push|pull|make|spin|tear|dry)[ -]"
+_PHRASAL = re.compile(r"\b(back|set|clean|roll|shut|start|look|log|sign|check|time|break|lock|fall|push|pull|make|spin|tear|dry)[ -]"
                       r"(up|in|out|back|down|over|off)\b", re.I)
 
 

@@ -1240,8 +1240,8 @@ def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
 
 
 def _room_below(chosen: list[ScoredUnit], means: ScoredUnit, anchor: ScoredUnit, *, keep_files: bool = True) -> bool:
-    """Fit `means` (a unit that completes `anchor`) in place of the weakest units quoted from other sections that score below `anchor` (at most two, never
-    a file's last); False, with the answer as it was, when it does not fit even so."""
+    """Fit `means` (a unit that completes `anchor`) in place of the weakest units quoted from other sections that score below `anchor` (at most two;
+    with `keep_files`, never a file's last); False, with the answer as it was, when it does not fit even so."""
     before = list(chosen)
     while not _fits(chosen, means):
         # never a file's last unit: each file quoted (a comparison's side) stays quoted

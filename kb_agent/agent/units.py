@@ -528,7 +528,7 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
     prompts = [ln for ln in range(first, last + 1) if (_PROMPT if session else _DOLLAR_PROMPT).match(raw[ln - b.start][indent:])] if session or dollar else []
     groups = _session_groups(first, last, prompts) if prompts else _entry_groups(raw, b.start, first, last)
     groups = [(a, max(k for k in range(a, z + 1) if raw[k - b.start].strip())) for a, z in groups if any(raw[k - b.start].strip() for k in range(a, z + 1))]
-    out = []
+    out: list[tuple[int, int, str]] = []
     for a, z in (piece for group in groups for piece in _pieces(*group)):
         if out and out[-1][1] == a - 1 and not any(_WORD.search(raw[k - b.start]) for k in range(a, z + 1)):
             continue  # the closing brackets of a long program's top piece say nothing by themselves
