@@ -337,9 +337,10 @@ def extractive_answer(
         chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache)
         if not subjects:
             chosen = _show_how(question, chosen, ranked, everything, term_weights)
-        if _ASKS_STEPS.search(question):
+        steps = _ASKS_STEPS.search(question) is not None
+        if steps:
             _add_means(chosen, cache)
-        if _ASKS_STEPS.search(question) or _ASKS_SETTING.search(question):
+        if steps or _ASKS_SETTING.search(question):
             _add_setting_rows(chosen, cache)
         if _ASKS_DEFAULT.search(question):
             _add_defaults(chosen, cache)
@@ -1107,11 +1108,10 @@ def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
         for nxt in follow:
             if any(c.unit == nxt for c in chosen):
                 break
-            means = ScoredUnit(s.score, s.body_cov, s.grade, nxt, listed=True)
-            if not _fits(chosen, means) and not _room_below(chosen, means, s, keep_files=not referred):
+            placed = _place_after(chosen, at, s, nxt, keep_files=not referred)
+            if placed is None:
                 break
-            chosen.insert(chosen.index(at) + 1, means)
-            at = means
+            at = placed
 
 
 # a question about a default ("what default upload chunk size…", "…默认是多少") is answered by the line that writes it; a
@@ -1216,11 +1216,10 @@ def _add_setting_rows(chosen: list[ScoredUnit], cache: UnitCache) -> None:
         for r in rows:
             if any(c.unit == r for c in chosen):
                 continue
-            extra = ScoredUnit(s.score, s.body_cov, s.grade, r, listed=True)
-            if not _fits(chosen, extra) and not _room_below(chosen, extra, s, keep_files=False):
+            placed = _place_after(chosen, at, s, r, keep_files=False)
+            if placed is None:
                 break
-            chosen.insert(chosen.index(at) + 1, extra)
-            at = extra
+            at = placed
 
 
 def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
@@ -1237,6 +1236,16 @@ def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
         items.append(nxt)
         u = nxt
     return [intro, *items] if any(has_code_span(t.text) or t.code for t in items) else []
+
+
+def _place_after(chosen: list[ScoredUnit], at: ScoredUnit, anchor: ScoredUnit, unit: AnswerUnit, *, keep_files: bool) -> ScoredUnit | None:
+    """Quote `unit`, which completes `anchor`, right after `at` (as part of the anchor's point, scored as it), making room
+    as `_room_below` does; None, with the answer as it was, when it does not fit."""
+    extra = ScoredUnit(anchor.score, anchor.body_cov, anchor.grade, unit, listed=True)
+    if not _fits(chosen, extra) and not _room_below(chosen, extra, anchor, keep_files=keep_files):
+        return None
+    chosen.insert(chosen.index(at) + 1, extra)
+    return extra
 
 
 def _room_below(chosen: list[ScoredUnit], means: ScoredUnit, anchor: ScoredUnit, *, keep_files: bool = True) -> bool:
