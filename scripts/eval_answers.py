@@ -149,6 +149,12 @@ SET_CORPORA = {
     "s25b_argocd": ("s25b_argocd.jsonl", "/work/evaldata/s25b/argocd"),
     "s25b_prettier": ("s25b_prettier.jsonl", "/work/evaldata/s25b/prettier"),
     "s25b_seata": ("s25b_seata.jsonl", "/work/evaldata/s25b/seata"),
+    "s26_ohmyzsh": ("s26_ohmyzsh.jsonl", "/work/evaldata/s26/ohmyzsh"),
+    "s26_wezterm": ("s26_wezterm.jsonl", "/work/evaldata/s26/wezterm"),
+    "s26_vant": ("s26_vant.jsonl", "/work/evaldata/s26/vant"),
+    "s26_juicefs": ("s26_juicefs.jsonl", "/work/evaldata/s26/juicefs"),
+    "s26_gitextras": ("s26_gitextras.jsonl", "/work/evaldata/s26/gitextras"),
+    "s26_rustdesk": ("s26_rustdesk.jsonl", "/work/evaldata/s26/rustdesk"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -97,6 +97,12 @@ CORPORA = {
     "s25b_argocd.jsonl": Path("/work/evaldata/s25b/argocd"),
     "s25b_prettier.jsonl": Path("/work/evaldata/s25b/prettier"),
     "s25b_seata.jsonl": Path("/work/evaldata/s25b/seata"),
+    "s26_ohmyzsh.jsonl": Path("/work/evaldata/s26/ohmyzsh"),
+    "s26_wezterm.jsonl": Path("/work/evaldata/s26/wezterm"),
+    "s26_vant.jsonl": Path("/work/evaldata/s26/vant"),
+    "s26_juicefs.jsonl": Path("/work/evaldata/s26/juicefs"),
+    "s26_gitextras.jsonl": Path("/work/evaldata/s26/gitextras"),
+    "s26_rustdesk.jsonl": Path("/work/evaldata/s26/rustdesk"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
