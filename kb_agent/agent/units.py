@@ -666,6 +666,9 @@ LABEL_MAX_CHARS = 80
 # (matched once character references are decoded: an FAQ may indent the line with `&#8195;`)
 _ENUM_LABEL = re.compile(r"^\s*(?:(?:\d{1,2}|[a-z])[)）]|[(（]\d{1,2}[)）])\s*[^\s.。:：;；,，!！?？]+(?:\s+[^\s.。:：;；,，!！?？]+){0,5}$")
 ENUM_LABEL_MAX_CHARS = 40
+# a paragraph that is only an option's spelling: `--soft or -s`, `-o, --output FILE`, `--depth=<n>`, `<commitcount>`
+_FLAG = r"`?-{1,2}[A-Za-z0-9][\w-]*(?:[= ](?:<[^<>]+>|\[[^\]]+\]|[A-Z][A-Z0-9_]*))?`?"
+_OPTION_SPEC = re.compile(rf"^(?:{_FLAG}(?:\s*(?:,|\bor\b|\|)\s*{_FLAG})*|`?<[\w-]+>`?)$")
 _BOLD_LINE = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*[:：]?$")
 
 
@@ -683,6 +686,10 @@ def _labels(lines: list[str], blocks: tuple[Block, ...], b: Block, c: Block, wra
     text = " ".join(_prose_lines(lines, blocks, b)).strip()
     if _DEFINITION_LINE.match(lines[c.start - 1]):  # a term over its definition (`social.icon` / blank / `:   This property …`)
         return len(text) <= LABEL_MAX_CHARS and c.start > b.end + 1 and not any(lines[k - 1].strip() for k in range(b.end + 1, c.start))
+    if _OPTION_SPEC.match(decode_references(text).strip()) and len(text) <= LABEL_MAX_CHARS:
+        # a man page's option over its description (`--soft or -s` / blank / "Rolls back the commit(s) …")
+        nxt_text = decode_references(" ".join(_prose_lines(lines, blocks, c))).strip()
+        return _nothing_shown_between(lines, b.end, c.start, wrappers) and not _OPTION_SPEC.match(nxt_text) and not is_code_only(nxt_text)
     m = _BOLD_LINE.match(text)
     # "1) Master crashes" / "2）一些Slave节点崩溃" over the paragraph that says what then happens
     shown = decode_references(text).strip()

@@ -457,6 +457,23 @@ def test_a_bold_label_line_heads_the_sentence_and_command_under_it() -> None:
     assert by_text(us, "Options").text == "**Options:**", "a label over a list is left to the intro rule"
 
 
+def test_a_man_pages_option_heads_its_description() -> None:
+    """A man page in markdown (ronn, git-extras' `man/git-undo.md`) writes each option on a line of its own over the
+    paragraph that says what it does: one unit, the option set off as a label, so "keep my changes staged" quotes
+    `--soft` with what it does. An option over another option, or over code, labels nothing."""
+    page = ("git-undo(1) -- Remove latest commits\n====\n\n## OPTIONS\n\n  --soft or -s\n\n"
+            "  Rolls back the commit(s) but leaves the changes in the staging area.\n\n  -o, --output FILE\n\n"
+            "  Where to write the log.\n\n  &lt;commitcount&gt;\n\n  Number of commits to remove. Defaults to *1*.\n\n"
+            "  --hard\n\n  --quiet\n\n  Says nothing.\n\n  --dry-run\n\n      git undo --dry-run\n")
+    us = units(page)
+    soft = by_text(us, "Rolls back")
+    assert (soft.start_line, soft.end_line) == (6, 8) and soft.text.startswith("**--soft or -s** Rolls back"), soft
+    assert by_text(us, "Where to write").text.startswith("**-o, --output FILE** Where")
+    assert by_text(us, "Number of commits").text.startswith("**<commitcount>** Number")
+    assert by_text(us, "Says nothing").text.startswith("**--quiet** Says"), "the option right over the description"
+    assert not any(u.text.startswith("**--hard**") for u in us), "an option over another option labels nothing"
+
+
 def test_a_numbered_case_line_heads_the_paragraph_that_answers_for_that_case() -> None:
     """An FAQ answer by cases: "1) Master crashes" over what then happens. The case line alone says nothing,
     the paragraph alone does not say which case it is: one unit, the case set off as a label."""
