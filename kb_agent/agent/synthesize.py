@@ -14,7 +14,7 @@ from kb_agent.agent.analyzer import LATIN_WORD, QUANTITY, example_words, is_oper
 from kb_agent.agent.grade import CJK_NAME_MIN_CHARS, UNKNOWN_TERM_WEIGHT, TermWeights, is_new_word, is_term_of_art, question_terms, uniform_weights, written_in_kb
 from kb_agent.agent.language import Lang, language_variants, page_language, question_language, text_language, twin_key, twin_paths
 from kb_agent.agent.subjects import as_written, comparison_subjects, covers, mention_target, uncovered
-from kb_agent.agent.units import AnswerUnit, UnitCache, is_terminal_output, looks_like_injection
+from kb_agent.agent.units import AnswerUnit, UnitCache, is_terminal_output, looks_like_injection, shows_code
 from kb_agent.corpus.chunking import weight
 from kb_agent.corpus.discover import page_name
 from kb_agent.corpus.markdown import has_code_span
@@ -344,6 +344,7 @@ def extractive_answer(
             _add_setting_rows(chosen, cache)
         if _ASKS_DEFAULT.search(question):
             _add_defaults(chosen, cache)
+        _fill_gaps(chosen, cache)
     if not chosen:
         return Draft("", (), 0.0)
     shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
@@ -1147,6 +1148,22 @@ def _add_defaults(chosen: list[ScoredUnit], cache: UnitCache) -> None:
             continue
         last = max((c for c in chosen if (c.unit.path, c.unit.heading_path) == section), key=lambda c: c.unit.end_line)
         chosen.insert(chosen.index(last) + 1, extra)
+
+
+def _fill_gaps(chosen: list[ScoredUnit], cache: UnitCache) -> None:
+    """Two quoted units of one section with a single unit between them that shows code bring it: the lines around an
+    example are quoted for it ("Open it with your favorite text editor …" / the `plugins=(…)` example / "Note that the
+    plugins are separated by whitespace"; session 26, Oh My Zsh's README), placed after the first, when it fits."""
+    for s in list(chosen):
+        u = s.unit
+        units = cache.file_units(u.path)
+        i = next((k for k, t in enumerate(units) if t == u), -1)
+        if i < 0 or i + 2 >= len(units):
+            continue
+        mid, nxt = units[i + 1], units[i + 2]
+        if (mid.code and shows_code(mid.code) and mid.heading_path == nxt.heading_path == u.heading_path
+                and any(c.unit == nxt for c in chosen) and not any(c.unit == mid for c in chosen)):
+            _place_after(chosen, s, s, mid, keep_files=True)
 
 
 # the items of a list that may follow its intro line as the means a quoted sentence leads to (see _add_means)

@@ -1008,3 +1008,20 @@ def test_a_table_cut_by_retrieval_is_read_whole(tmp_path: Path) -> None:
     items = [(evidence_from(tmp_path, "retry.md", 1, 10, score=0.9, tool="hybrid"), 0.8)]
     draft = extractive_answer("How do I make the retry middleware retry POST requests too?", items, UnitCache(tmp_path))
     assert "retryNonIdempotentMethod" in draft.body, draft.body
+
+
+def test_the_example_between_two_quoted_lines_of_a_section_is_quoted(tmp_path: Path) -> None:
+    """The answer quotes the sentence before an example and the note after it ("Open it …" / the `plugins=(…)` fence /
+    "Note that the plugins are separated by whitespace"): the example between them is what they are about (session 26,
+    Oh My Zsh's README). A unit between them that shows no code, or one two units away, is not brought."""
+    from kb_agent.agent.synthesize import ScoredUnit, _fill_gaps
+
+    write(tmp_path, "README.md", "# Oh My Zsh\n\n## Enabling plugins\n\nOpen `~/.zshrc` and list the plugins you want to load.\n\n"
+          "For example:\n\n```sh\nplugins=(git rake)\n```\n\nNote that plugins are separated by whitespace, not commas.\n\n"
+          "## Themes\n\nSet the theme in `~/.zshrc`.\n\nThemes live in the themes folder.\n\nPick one you like.\n")
+    cache = UnitCache(tmp_path)
+    opening, example, note, theme, folder, pick = cache.file_units("README.md")
+    assert "plugins=(git rake)" in example.code and not folder.code
+    chosen = [ScoredUnit(1.0, 0.5, 0.9, opening), ScoredUnit(0.9, 0.5, 0.9, note), ScoredUnit(0.8, 0.5, 0.9, theme), ScoredUnit(0.7, 0.5, 0.9, pick)]
+    _fill_gaps(chosen, cache)
+    assert [c.unit for c in chosen] == [opening, example, note, theme, pick], [c.unit.text for c in chosen]
