@@ -355,7 +355,8 @@ def extractive_answer(
         # the paragraph that describes the lost result): each unit is read with the others the answer quotes from its section
         by_section = [" ".join(_home(c.unit) + " " + c.unit.search_text for c in chosen if (c.unit.path, c.unit.heading_path) == (s.unit.path, s.unit.heading_path))
                       for s in chosen]
-        missing = focus_gap(question, shown, term_weights, exact_terms, pages=[s.unit.path for s in chosen]) or amount_gap(question, by_section, term_weights) or coverage_gap(question, shown, term_weights) or code_gap(question, chosen)
+        missing = focus_gap(question, shown, term_weights, exact_terms, pages=[s.unit.path for s in chosen]) or amount_gap(question, by_section, term_weights) or coverage_gap(question, shown, term_weights) or code_gap(question, chosen) \
+            or default_gap(question, by_section, exact_terms)
     else:
         missing = ()
     sources: list[SourceRef] = []
@@ -565,6 +566,28 @@ _STEP = re.compile(r"(?:^|[.!?。！？:：]\s*)(?:\d+[.)]\s*)?(?:check|run|set|
                    r"stop|start|kill|mount|apply|rollback|roll back|export|import|replace|rename|type|press|contact)\b|"
                    r"(?:^|[。！？：；]\s*|\*\*\s*(?=\d|[（(]))(?:\d+[.)）、]\s*|[（(]\d+[)）]\s*)?(?:请|先|首先|然后|再)?"
                    r"(?:检查|运行|执行|设置|使用|打开|重启|修改|添加|删除|安装|创建|启用|关闭|配置|确认|确保)", re.I | re.M)
+
+
+# a name a question gives as code: a flag (`--max-readahead`), a snake_case, dotted or camelCase setting (`bind_address`)
+_SETTING_NAME = re.compile(r"^(?:-{1,2}[A-Za-z][\w-]*|[A-Za-z][\w-]*(?:[_.][\w-]+)+|[a-z]+[A-Z]\w*)$")
+# a default said in words or by what happens without the setting ("If you don't explicit `--cache-location`, Prettier saves …")
+_SAYS_DEFAULT = re.compile(r"\bdefault|默认|缺省|\bif (?:you )?(?:don'?t|do not)\b|\bunless\b|\b(?:if|when) (?:omitted|not (?:set|specified|given))\b|"
+                           r"(?:不|未|没有)(?:设置|指定|配置)", re.I)
+
+
+def default_gap(question: str, shown: Sequence[str], exact_terms: Sequence[str] = ()) -> tuple[str, ...]:
+    """("the default of X",) when a question asks for the default of a setting it names as code ("挂载参数 --max-readahead
+    的默认值是多少", "if I leave out bind_address, which port does it listen on by default?") and no shown section both
+    names it and says what is the default: the defaults the answer quotes are other settings' (session 26, JuiceFS's
+    Hadoop SDK table for a mount option), or the page never states one. Each shown text is a section's quoted units."""
+    if not _ASKS_DEFAULT.search(question):
+        return ()
+    names = [t for t in exact_terms if _SETTING_NAME.match(t)]
+    if not names:
+        return ()
+    if any(_SAYS_DEFAULT.search(text) and any(n.lower() in text.lower() for n in names) for text in shown):
+        return ()
+    return (f"the default of {names[0]}",)
 
 
 def code_gap(question: str, chosen: Sequence[ScoredUnit]) -> tuple[str, ...]:

@@ -270,6 +270,28 @@ def test_an_english_number_word_answers_how_often(tmp_path: Path) -> None:
     assert amount_gap("How often does it run?", ["It runs on a schedule."]) == ("a duration (How often)",)
 
 
+def test_the_default_of_a_named_setting_is_said_where_it_is_named() -> None:
+    """"挂载参数 --max-readahead 的默认值是多少 MiB？" was answered with the defaults of other settings (a Hadoop SDK table)
+    beside a paragraph that names `--max-readahead` without one (session 26, JuiceFS). A question about the default of a
+    setting it names as code is answered only where a section names it and says what its default is."""
+    from kb_agent.agent.analyzer import find_exact_terms
+    from kb_agent.agent.synthesize import default_gap
+
+    def gap(q: str, shown: list[str]) -> tuple[str, ...]:
+        return default_gap(q, shown, find_exact_terms(q))
+
+    q = "挂载参数 --max-readahead 的默认值是多少 MiB？"
+    assert gap(q, ["配置项: `juicefs.memory-size` · 默认值: 300", "可以增加 `--max-readahead` 和 `--buffer-size`，来放大预读窗口"]) == ("the default of --max-readahead",)
+    assert gap(q, ["`--max-readahead` 预读窗口的最大值，单位 MiB（默认：根据 --buffer-size 计算）"]) == ()
+    assert gap("If I leave out bind_address, which port does the server listen on by default?", ["bind_address = 'host:8080'"]) == ("the default of bind_address",)
+    assert gap("What is scrollback_lines by default?", ["How many lines of scrollback to retain. Defaults to 3500.", "scrollback_lines"]) == ("the default of scrollback_lines",)
+    assert gap("What is scrollback_lines by default?", ["`scrollback_lines`: how many lines to retain. Defaults to 3500."]) == ()
+    assert gap("开了 --cache 以后，缓存文件默认存放在哪个路径？", ["Path to the cache file used by `--cache` flag. If you don't explicit "
+               "`--cache-location`, Prettier saves cache file at `./node_modules/.cache/prettier/.prettier-cache`."]) == (), "a default said by what happens without"
+    assert gap("What is the default cache size?", ["The cache holds 100 MiB."]) == (), "no setting named as code: amount_gap's to judge"
+    assert gap("Which flag sets --max-readahead?", ["`--max-readahead` sets the window."]) == (), "no default asked"
+
+
 def test_how_long_or_how_often_is_answered_by_a_duration_not_any_number() -> None:
     """"多久执行一次？" over "从 4.9 开始，operator 会定期整理碎片" was answered: a number was shown, but not how often. A
     question that asks how long or how often wants a duration or a schedule; other amounts any number."""
