@@ -345,6 +345,7 @@ def extractive_answer(
         if _ASKS_DEFAULT.search(question):
             _add_defaults(chosen, cache)
         _fill_gaps(chosen, cache)
+        _add_remedy(chosen, cache, _error_messages(question, exact_terms))
     if not chosen:
         return Draft("", (), 0.0)
     shown = [_home(s.unit) + " " + s.unit.search_text for s in chosen]
@@ -1257,6 +1258,46 @@ def _add_setting_rows(chosen: list[ScoredUnit], cache: UnitCache) -> None:
             if any(c.unit == r for c in chosen):
                 continue
             placed = _place_after(chosen, at, s, r, keep_files=False)
+            if placed is None:
+                break
+            at = placed
+
+
+# English words a Chinese question writes in a row ("卸载时一直报 target is busy"): an error message it quotes as printed
+_LATIN_RUN = re.compile(r"[A-Za-z][\w'.:-]*(?:[ \t]+[A-Za-z0-9][\w'.:-]*){2,}")
+
+
+def _error_messages(question: str, exact_terms: Sequence[str]) -> list[str]:
+    """What the question quotes as printed, lower-cased: its quoted phrases (`"ERR wrong number of arguments for 'auth'
+    command"`), and in a Chinese question its runs of three or more English words."""
+    quoted = [t for t in exact_terms if " " in t.strip()]
+    runs = [m.group() for m in _LATIN_RUN.finditer(question)] if has_cjk(question) else []
+    return [t.strip().lower() for t in dict.fromkeys([*quoted, *runs]) if len(t.strip()) >= 8]
+
+
+def _add_remedy(chosen: list[ScoredUnit], cache: UnitCache, messages: Sequence[str]) -> None:
+    """A quoted unit whose code shows the message the question quotes ("format: ERR wrong number of arguments for 'auth'
+    command" under "When using Redis below 6.0.0, `juicefs format` will fail …") brings what its section says next, the
+    cause and the remedy ("… omit the `username` from the Redis URL, e.g. `redis://:password@host:6379/1`"; or a line
+    that introduces a list and its first MEANS_ITEMS items: "这种情况下可以：" and the ways out), in place of weaker
+    units from any file when the answer is full (session 26, JuiceFS's troubleshooting page)."""
+    if not messages:
+        return
+    for s in list(chosen):
+        u = s.unit
+        if not u.code or not any(m in u.code.lower() for m in messages):
+            continue
+        units = cache.file_units(u.path)
+        i = next((k for k, t in enumerate(units) if t == u), -1)
+        if i < 0 or i + 1 >= len(units):
+            continue
+        nxt = units[i + 1]
+        follow = _means_list(units, i) or ([nxt] if nxt.kind in ("paragraph", "sentence", "item") and _close_after(u, nxt) else [])
+        at = s
+        for f in follow:
+            if any(c.unit == f for c in chosen):
+                break
+            placed = _place_after(chosen, at, s, f, keep_files=False)
             if placed is None:
                 break
             at = placed

@@ -1025,3 +1025,30 @@ def test_the_example_between_two_quoted_lines_of_a_section_is_quoted(tmp_path: P
     chosen = [ScoredUnit(1.0, 0.5, 0.9, opening), ScoredUnit(0.9, 0.5, 0.9, note), ScoredUnit(0.8, 0.5, 0.9, theme), ScoredUnit(0.7, 0.5, 0.9, pick)]
     _fill_gaps(chosen, cache)
     assert [c.unit for c in chosen] == [opening, example, note, theme, pick], [c.unit.text for c in chosen]
+
+
+def test_the_error_a_question_quotes_brings_what_the_page_says_to_do_about_it(tmp_path: Path) -> None:
+    """A troubleshooting page shows the message under what causes it, then says what to do: a question that quotes the
+    message is answered with both, not with the message alone (session 26, JuiceFS's troubleshooting page; in English the
+    paragraph after the fence, in Chinese the line that opens a list of ways out and its items)."""
+    from kb_agent.agent.analyzer import find_exact_terms
+    from kb_agent.agent.synthesize import ScoredUnit, _add_remedy, _error_messages
+
+    write(tmp_path, "t.md", "# Troubleshooting\n\n## Invalid Redis URL\n\nWith Redis below 6.0.0, `juicefs format` fails when a username"
+          " is given:\n\n```\nformat: ERR wrong number of arguments for 'auth' command\n```\n\nOmit the `username` from the URL, e.g."
+          " `redis://:password@host:6379/1`.\n\n## 卸载错误\n\n卸载时如果文件正在被使用，会报错：\n\n```shell\numount: /jfs: target is busy.\n```\n\n"
+          "这种情况下可以：\n\n* 用 `lsof /jfs` 找出正在使用的文件。\n* 运行 `juicefs umount --force` 强制卸载。\n\n## Other\n\nUnrelated `x` text.\n")
+    cache = UnitCache(tmp_path)
+    redis, omit, busy, intro, lsof, force, other = cache.file_units("t.md")
+    q = "juicefs format fails with \"ERR wrong number of arguments for 'auth' command\". How should I write the Redis address?"
+    chosen = [ScoredUnit(1.0, 0.5, 0.9, redis), ScoredUnit(0.5, 0.2, 0.9, other)]
+    _add_remedy(chosen, cache, _error_messages(q, find_exact_terms(q)))
+    assert [c.unit for c in chosen] == [redis, omit, other]
+    q = "卸载挂载点时一直报 target is busy，只想马上卸掉，怎么办？"
+    assert _error_messages(q, find_exact_terms(q)) == ["target is busy"]
+    chosen = [ScoredUnit(1.0, 0.5, 0.9, busy)]
+    _add_remedy(chosen, cache, _error_messages(q, find_exact_terms(q)))
+    assert [c.unit for c in chosen] == [busy, intro, lsof, force]
+    chosen = [ScoredUnit(1.0, 0.5, 0.9, redis)]
+    _add_remedy(chosen, cache, _error_messages("How do I format with Redis 5?", []))
+    assert [c.unit for c in chosen] == [redis], "no message quoted: nothing brought"
