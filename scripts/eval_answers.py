@@ -155,6 +155,9 @@ SET_CORPORA = {
     "s26_juicefs": ("s26_juicefs.jsonl", "/work/evaldata/s26/juicefs"),
     "s26_gitextras": ("s26_gitextras.jsonl", "/work/evaldata/s26/gitextras"),
     "s26_rustdesk": ("s26_rustdesk.jsonl", "/work/evaldata/s26/rustdesk"),
+    "s26b_frp": ("s26b_frp.jsonl", "/work/evaldata/s26b/frp"),
+    "s26b_httpie": ("s26b_httpie.jsonl", "/work/evaldata/s26b/httpie"),
+    "s26b_umi": ("s26b_umi.jsonl", "/work/evaldata/s26b/umi"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -103,6 +103,9 @@ CORPORA = {
     "s26_juicefs.jsonl": Path("/work/evaldata/s26/juicefs"),
     "s26_gitextras.jsonl": Path("/work/evaldata/s26/gitextras"),
     "s26_rustdesk.jsonl": Path("/work/evaldata/s26/rustdesk"),
+    "s26b_frp.jsonl": Path("/work/evaldata/s26b/frp"),
+    "s26b_httpie.jsonl": Path("/work/evaldata/s26b/httpie"),
+    "s26b_umi.jsonl": Path("/work/evaldata/s26b/umi"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
