@@ -223,7 +223,7 @@ def is_term_of_art(term: str) -> bool:
     CJK_NAME_MIN_CHARS characters that jieba's dictionary does not tag as everyday language (想做到 v,
     不能不 d, 一万亿 m are how a question is put, not what it is about); a locution only when a noun is among its
     words (交换文件, 站内搜索; not 从头再来, 翻译成, 连不上)."""
-    if not (has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term)) or _CORRELATIVE.fullmatch(term):
+    if not (has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term)) or _CORRELATIVE.fullmatch(term) or _BRIEFLY.fullmatch(term):
         return False
     tag = dictionary_tag(term)
     if tag == "l":
@@ -238,6 +238,9 @@ _HAN_ONLY = re.compile(r"[\u4e00-\u9fff]+")
 # but the construction says how things go, it names nothing
 _CORRELATIVE = re.compile(r"越[\u4e00-\u9fff]{1,2}越[\u4e00-\u9fff]?")
 
+# a verb done briefly (试一下 "try it", 看一下): jieba's dictionary tags 试一下 a noun, but it is how a question is put
+_BRIEFLY = re.compile(r"[\u4e00-\u9fff]{1,2}一下子?")
+
 # a verb with a potential complement (删不掉 "cannot delete", 装得上, 连不上): jieba's HMM glues it into one word, but it
 # is how a question is put, not a coined name
 _POTENTIAL_COMPLEMENT = re.compile(r"[\u4e00-\u9fff][不得][\u4e00-\u9fff]{1,2}")
@@ -248,7 +251,7 @@ def is_new_word(term: str) -> bool:
     徐梦桃): a coined term or a name, at least CJK_NAME_MIN_CHARS long, named as a name is in English —
     not a verb with a potential complement (删不掉) nor "the more … the more" (越积越多)."""
     return (len(term) >= CJK_NAME_MIN_CHARS and _HAN_ONLY.fullmatch(term) is not None and not is_dictionary_word(term)
-            and _POTENTIAL_COMPLEMENT.fullmatch(term) is None and _CORRELATIVE.fullmatch(term) is None)
+            and _POTENTIAL_COMPLEMENT.fullmatch(term) is None and _CORRELATIVE.fullmatch(term) is None and _BRIEFLY.fullmatch(term) is None)
 
 
 # jieba's noun tags: a two-character dictionary word tagged so names a thing (灰度, 链路, 助手)

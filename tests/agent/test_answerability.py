@@ -626,6 +626,11 @@ def test_an_everyday_locution_is_not_the_thing_a_question_is_about(tmp_path: Pat
     from kb_agent.agent.grade import is_term_of_art
 
     assert [is_term_of_art(t) for t in ("从头再来", "翻译成", "连不上", "交换文件", "站内搜索", "正则表达式")] == [False, False, False, True, True, True]
+    # a verb done briefly (试一下 "try it", which jieba's dictionary tags a noun) names nothing either (session 26, frp:
+    # "想试一下虚拟组网…" was refused: "nothing found about '试一下'")
+    from kb_agent.agent.grade import is_new_word
+
+    assert not is_term_of_art("试一下") and not is_new_word("试一下") and not is_new_word("测一下子")
     write(tmp_path, "git.md", "# Log\n\n## blame on certain range\n\n```sh\ngit blame -L <start>,<end>\n```\n")
     write(tmp_path, "wget.md", "# wget\n\n使用`wget -c`重新启动下载中断的文件，对于下载大文件时突然中断非常有帮助，可以接着下载而不是重新下载一个文件。\n")
     items = [(evidence_from(tmp_path, "wget.md", 1, 3, score=0.9, tool="vector"), 0.64),
