@@ -1177,7 +1177,8 @@ def _add_defaults(chosen: list[ScoredUnit], cache: UnitCache) -> None:
 def _fill_gaps(chosen: list[ScoredUnit], cache: UnitCache) -> None:
     """Two quoted units of one section with a single unit between them that shows code bring it: the lines around an
     example are quoted for it ("Open it with your favorite text editor …" / the `plugins=(…)` example / "Note that the
-    plugins are separated by whitespace"; session 26, Oh My Zsh's README), placed after the first, when it fits."""
+    plugins are separated by whitespace"; session 26, Oh My Zsh's README), placed after the first, when it fits without
+    taking another unit's place (a long console fence's next piece between two quoted lines is no reason to drop them)."""
     for s in list(chosen):
         u = s.unit
         units = cache.file_units(u.path)
@@ -1187,7 +1188,9 @@ def _fill_gaps(chosen: list[ScoredUnit], cache: UnitCache) -> None:
         mid, nxt = units[i + 1], units[i + 2]
         if (mid.code and shows_code(mid.code) and mid.heading_path == nxt.heading_path == u.heading_path
                 and any(c.unit == nxt for c in chosen) and not any(c.unit == mid for c in chosen)):
-            _place_after(chosen, s, s, mid, keep_files=True)
+            extra = ScoredUnit(s.score, s.body_cov, s.grade, mid, listed=True)
+            if _fits(chosen, extra):  # never in place of another quoted unit: those were chosen for the question's words
+                chosen.insert(chosen.index(s) + 1, extra)
 
 
 # the items of a list that may follow its intro line as the means a quoted sentence leads to (see _add_means)

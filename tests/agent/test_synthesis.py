@@ -1025,6 +1025,16 @@ def test_the_example_between_two_quoted_lines_of_a_section_is_quoted(tmp_path: P
     chosen = [ScoredUnit(1.0, 0.5, 0.9, opening), ScoredUnit(0.9, 0.5, 0.9, note), ScoredUnit(0.8, 0.5, 0.9, theme), ScoredUnit(0.7, 0.5, 0.9, pick)]
     _fill_gaps(chosen, cache)
     assert [c.unit for c in chosen] == [opening, example, note, theme, pick], [c.unit.text for c in chosen]
+    # a full answer stays as it is: the units it quotes were chosen for the question's words, the example only sits
+    # between two of them ("What's the difference between fastapi dev and fastapi run?" lost the two lines that say
+    # which address each listens on to the next piece of a console fence)
+    long = "\n".join(f"fastapi run --host 0.0.0.0 --port {8000 + k}  # listens on every address" for k in range(9))
+    write(tmp_path, "more.md", f"# More\n\n## Dev\n\n```sh\n{long}\n```\n\n## Run\n\n```sh\n{long}\n```\n")
+    dev, run = cache.file_units("more.md")
+    full = [ScoredUnit(1.0, 0.5, 0.9, opening), ScoredUnit(0.9, 0.5, 0.9, note), ScoredUnit(0.5, 0.5, 0.9, dev), ScoredUnit(0.5, 0.5, 0.9, run)]
+    assert sum(c.unit.size for c in full) + example.size > MAX_ANSWER_CHARS, "the fixture must be full"
+    _fill_gaps(full, cache)
+    assert [c.unit for c in full] == [opening, note, dev, run]
 
 
 def test_the_error_a_question_quotes_brings_what_the_page_says_to_do_about_it(tmp_path: Path) -> None:
