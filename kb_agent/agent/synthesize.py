@@ -1119,7 +1119,7 @@ def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
     from elsewhere when the answer is full (session 22)."""
     best = max((c.score for c in chosen), default=0.0)
     for s in list(chosen):
-        u, at = s.unit, s
+        u = s.unit
         if u.kind not in ("sentence", "paragraph", "definition") or u.code:
             continue
         units = cache.file_units(u.path)
@@ -1130,13 +1130,7 @@ def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
         follow = (_means_sentences(units, i) if u.kind == "sentence" else []) or (_means_list(units, i) if s.score >= best else [])
         # the paragraph that says how, referring back to a quoted unit, takes the place of weaker units from any file
         referred = not follow and bool(follow := _means_referred(units, i))
-        for nxt in follow:
-            if any(c.unit == nxt for c in chosen):
-                break
-            placed = _place_after(chosen, at, s, nxt, keep_files=not referred)
-            if placed is None:
-                break
-            at = placed
+        _place_run(chosen, s, follow, keep_files=not referred)
 
 
 # a question about a default ("what default upload chunk size…", "…默认是多少") is answered by the line that writes it; a
@@ -1256,14 +1250,7 @@ def _add_setting_rows(chosen: list[ScoredUnit], cache: UnitCache) -> None:
             prev = t
         if not rows or len(rows) > SETTING_ROWS_MAX or not any(has_code_span(r.text) for r in rows):
             continue
-        at = s
-        for r in rows:
-            if any(c.unit == r for c in chosen):
-                continue
-            placed = _place_after(chosen, at, s, r, keep_files=False)
-            if placed is None:
-                break
-            at = placed
+        _place_run(chosen, s, rows, keep_files=False, past_quoted=True)
 
 
 # English words a Chinese question writes in a row ("卸载时一直报 target is busy"): an error message it quotes as printed
@@ -1296,14 +1283,7 @@ def _add_remedy(chosen: list[ScoredUnit], cache: UnitCache, messages: Sequence[s
             continue
         nxt = units[i + 1]
         follow = _means_list(units, i) or ([nxt] if nxt.kind in ("paragraph", "sentence", "item") and _close_after(u, nxt) else [])
-        at = s
-        for f in follow:
-            if any(c.unit == f for c in chosen):
-                break
-            placed = _place_after(chosen, at, s, f, keep_files=False)
-            if placed is None:
-                break
-            at = placed
+        _place_run(chosen, s, follow, keep_files=False)
 
 
 def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
@@ -1320,6 +1300,22 @@ def _means_list(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
         items.append(nxt)
         u = nxt
     return [intro, *items] if any(has_code_span(t.text) or t.code for t in items) else []
+
+
+def _place_run(chosen: list[ScoredUnit], anchor: ScoredUnit, follow: Sequence[AnswerUnit], *, keep_files: bool,
+               past_quoted: bool = False) -> None:
+    """Quote the units that go on from `anchor`, in order, right after it, until one does not fit or is quoted already
+    (with `past_quoted`, a quoted one is passed over: a table's rows)."""
+    at = anchor
+    for unit in follow:
+        if any(c.unit == unit for c in chosen):
+            if past_quoted:
+                continue
+            break
+        placed = _place_after(chosen, at, anchor, unit, keep_files=keep_files)
+        if placed is None:
+            break
+        at = placed
 
 
 def _place_after(chosen: list[ScoredUnit], at: ScoredUnit, anchor: ScoredUnit, unit: AnswerUnit, *, keep_files: bool) -> ScoredUnit | None:
