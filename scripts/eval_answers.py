@@ -158,6 +158,15 @@ SET_CORPORA = {
     "s26b_frp": ("s26b_frp.jsonl", "/work/evaldata/s26b/frp"),
     "s26b_httpie": ("s26b_httpie.jsonl", "/work/evaldata/s26b/httpie"),
     "s26b_umi": ("s26b_umi.jsonl", "/work/evaldata/s26b/umi"),
+    "s27_gin": ("s27_gin.jsonl", "/work/evaldata/s27/gin"),
+    "s27_mastodon": ("s27_mastodon.jsonl", "/work/evaldata/s27/mastodon"),
+    "s27_ytdlp": ("s27_ytdlp.jsonl", "/work/evaldata/s27/ytdlp"),
+    "s27_hugo": ("s27_hugo.jsonl", "/work/evaldata/s27/hugo"),
+    "s27_element": ("s27_element.jsonl", "/work/evaldata/s27/element"),
+    "s27_nestjs": ("s27_nestjs.jsonl", "/work/evaldata/s27/nestjs"),
+    "s27b_vuerouter": ("s27b_vuerouter.jsonl", "/work/evaldata/s27b/vuerouter"),
+    "s27b_compose": ("s27b_compose.jsonl", "/work/evaldata/s27b/compose"),
+    "s27b_sealos": ("s27b_sealos.jsonl", "/work/evaldata/s27b/sealos"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -106,6 +106,15 @@ CORPORA = {
     "s26b_frp.jsonl": Path("/work/evaldata/s26b/frp"),
     "s26b_httpie.jsonl": Path("/work/evaldata/s26b/httpie"),
     "s26b_umi.jsonl": Path("/work/evaldata/s26b/umi"),
+    "s27_gin.jsonl": Path("/work/evaldata/s27/gin"),
+    "s27_mastodon.jsonl": Path("/work/evaldata/s27/mastodon"),
+    "s27_ytdlp.jsonl": Path("/work/evaldata/s27/ytdlp"),
+    "s27_hugo.jsonl": Path("/work/evaldata/s27/hugo"),
+    "s27_element.jsonl": Path("/work/evaldata/s27/element"),
+    "s27_nestjs.jsonl": Path("/work/evaldata/s27/nestjs"),
+    "s27b_vuerouter.jsonl": Path("/work/evaldata/s27b/vuerouter"),
+    "s27b_compose.jsonl": Path("/work/evaldata/s27b/compose"),
+    "s27b_sealos.jsonl": Path("/work/evaldata/s27b/sealos"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
