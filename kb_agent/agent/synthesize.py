@@ -504,6 +504,32 @@ def _asking(pattern: re.Pattern[str], question: str) -> re.Match[str] | None:
     return None
 
 
+# where a question's sentences end (an English one before the next capitalised word), and where a Chinese one's clauses do
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'`(])|(?<=[。！？])|(?<=[!?])(?=[\u4e00-\u9fff])")
+_CJK_CLAUSE_END = re.compile(r"(?<=[，,；;：:])")
+# a Chinese clause that asks: a question word, or a question mark at its end
+_CJK_ASKS = re.compile(r"怎么|怎样|如何|什么|啥|哪|吗|呢|多少|多久|多长|多大|几[个条次秒分天种]|能不能|能否|可不可以|可否|是否|有没有|会不会|要不要|为什么|为何|[？?]\s*$")
+
+
+def asking_part(question: str) -> str:
+    """The sentences of a question that ask (in a Chinese one, the clauses): the rest tells the user's situation
+    ("My new worker machine runs sshd on port 10022 rather than 22. How do I join it …?", "我用 https 类型的代理把内网
+    nginx 暴露出去，…，怎么把访客的真实 IP 传给本地服务？"). English: the sentences that end with a question mark, else
+    the last; Chinese: the clauses with a question word or mark, else the last. The whole question when all of it asks."""
+    sentences = [t.strip() for t in _SENTENCE_END.split(question) if t.strip()]
+    if has_cjk(question):
+        clauses = [c.strip() for t in sentences for c in _CJK_CLAUSE_END.split(t) if c.strip()]
+        asking = [c for c in clauses if _CJK_ASKS.search(c)]
+        return " ".join(asking or clauses[-1:]) or question
+    asking = [t for t in sentences if t.rstrip("\"')»").endswith("?")]
+    return " ".join(asking or sentences[-1:]) or question
+
+
+def _asked_about(word: str, ask: str) -> bool:
+    """Is `word` (a term or a name as the question writes it) in the asking part `ask`?"""
+    return word.lower() in ask.lower() or bool(set(tokenize(word)) & set(tokenize(ask)))
+
+
 def _amount_asked(question: str) -> tuple[str, Callable[[str], bool]] | None:
     """(what the question asks for, whether a text holds a value that answers it) for "how many / how long / which version /
     多少 …", else None."""
@@ -615,9 +641,17 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
     # a name the KB never writes, not even in parts (`chronyc` in "diagnose X with chronyc"; not
     # `CPUThrottlingHigh`, whose parts it uses), cannot be answered about, whatever else matches
     names = question_names(question, exact_terms)
+    # what the question says of the user's situation is no subject the answer must name: a name only in a sentence that
+    # does not ask ("My new worker machine runs sshd on port 10022 …", "用 docker 跑 Gitea，…持久化到宿主机，启动命令怎么写？")
+    # (an answer that names it is about the question all the same: "My server is aarch64. Which CPU architectures …?")
+    ask = asking_part(question)
+    if ask != question:
+        named = focus and any(matching_terms(focus, text) for text in shown)
+        focus = focus if named else [t for t in focus if _asked_about(t, ask)]
+        names = [w for w in names if _asked_about(w, ask)]
     cross_language = not any(has_cjk(text) for text in shown)
     absent = [w for w in names if not (cross_language and has_cjk(w)) and _never_written(w, term_weights) and not _fence_for(w, shown)]
-    absent = absent or foreign_words(question, names, lambda w: _never_written(w, term_weights) and not written_in_kb(term_weights, w))
+    absent = absent or foreign_words(question, names, lambda w: _never_written(w, term_weights) and not written_in_kb(term_weights, w) and _asked_about(w, ask))
     if absent:
         return (absent[0],)
     if not focus or any(matching_terms(focus, text) for text in shown):

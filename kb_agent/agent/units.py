@@ -203,6 +203,18 @@ class UnitCache:
             return False
 
 
+# a heading written all in emphasis (`### **max_connections**`): the label is bold already
+_EMPHASIS = re.compile(r"(\*\*|__|\*|_)(\S(?:(?:(?!\1).)*\S)?)\1")
+
+
+def heading_label(raw: str) -> str:
+    """A heading as the bold label of the unit under it: its text without code marks or emphasis that wraps all of it
+    (`### **max_connections**` labels "**max_connections**: …", not "****max_connections****: …")."""
+    text = heading_text(raw)[0].replace("`", "")
+    m = _EMPHASIS.fullmatch(text)
+    return m.group(2) if m else text
+
+
 def build_units(path: str, lines: list[str]) -> list[AnswerUnit]:
     """Every answer unit of one file, in document order.
 
@@ -261,7 +273,7 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
             run, texts = fields
             used.update(run)
             h = blocks[prev]
-            label = (h.start, f"**{heading_text(h.text)[0].replace('`', '')}**: {' '.join(texts)}")
+            label = (h.start, f"**{heading_label(h.text)}**: {' '.join(texts)}")
             continue
         if b.kind == "paragraph" and nxt is not None and _labels(lines, blocks, b, blocks[nxt], wrappers):
             # "**Create a symbolic link**" over a sentence and its command: a heading in all but markup,
@@ -878,8 +890,7 @@ def _paragraph_units(path: str, lines: list[str], blocks: tuple[Block, ...], j: 
     if prev is not None and kind == "paragraph" and not code and len(text) <= DEFINITION_MAX_CHARS:
         h = blocks[prev]
         if h.kind == "heading" and h.level >= 2 and h.parent == b.parent and not any(lines[k - 1].strip() for k in range(h.end + 1, b.start)):
-            shown = heading_text(h.text)[0].replace("`", "")
-            return [_unit(path, lines, h.start, end, "definition", f"**{shown}**: {text}", "", crumbs)]
+            return [_unit(path, lines, h.start, end, "definition", f"**{heading_label(h.text)}**: {text}", "", crumbs)]
     return [_unit(path, lines, start, end, kind, text, code, crumbs)]
 
 

@@ -1107,3 +1107,33 @@ def test_the_more_the_more_is_no_name() -> None:
 
     assert not any(f(w) for w in ("越积越", "越积越多", "越用越") for f in (is_term_of_art, is_new_word))
     assert is_term_of_art("交换文件") and is_new_word("扩缩容")
+
+
+def test_what_a_question_tells_of_the_users_situation_is_no_subject_the_answer_must_name() -> None:
+    """A name only in a sentence (a clause, in Chinese) that does not ask is where the user is: `sshd` in "My new worker
+    runs sshd on port 10022. How do I join it …?" and nginx in "我把内网 nginx 暴露出去，…，怎么把访客的真实 IP 传给本地服务？"
+    are not what the answer must name (session 27). A name in the sentence that asks still is, and so is one in a first
+    clause with the question word ("怎么配置 ssh 的 ControlMaster，…？") or a first question of two."""
+    from kb_agent.agent.synthesize import asking_part, focus_gap
+
+    class Weights:
+        """A KB that never writes sshd, nginx, ControlMaster or LDAP."""
+
+        def __call__(self, terms: Sequence[str]) -> dict[str, float]:
+            rare = dict.fromkeys(("sshd", "nginx", "controlmast", "ldap", "controlmaster"), UNKNOWN_TERM_WEIGHT)
+            return {t: rare.get(t, 1.0) for t in terms}
+
+        def written(self, text: str) -> bool:
+            return text.lower() not in ("sshd", "nginx", "controlmaster", "ldap")
+
+    assert asking_part("My worker runs sshd on port 10022. How do I join it to the cluster?") == "How do I join it to the cluster?"
+    assert asking_part("我把内网 nginx 暴露出去，后端看到的 IP 不对，怎么传真实 IP？") == "怎么传真实 IP？"
+    assert asking_part("How do I join a node?") == "How do I join a node?"
+    join = ["Add a node with a custom SSH port: ezctl add-node k8s-01 192.168.1.11 ansible_ssh_port=10022"]
+    assert focus_gap("My worker runs sshd on port 10022. How do I join it to the cluster?", join, Weights()) == ()
+    assert focus_gap("How do I join a worker that runs sshd on port 10022?", join, Weights()) == ("sshd",)
+    ip = ["proxy_protocol_version = \"v2\" 把访客的真实 IP 传给本地服务"]
+    assert focus_gap("我把内网 nginx 暴露出去，后端看到的 IP 不对，怎么传真实 IP？", ip, Weights()) == ()
+    ssh = ["多个会话复用同一条连接：在配置文件里写 Host *"]
+    assert focus_gap("怎么配置 ssh 的 ControlMaster，让多个会话复用同一条连接？", ssh, Weights()) != ()
+    assert focus_gap("Answer 能对接公司的 LDAP 账号登录吗？要怎么配置？", ["登录方式：账号密码"], Weights()) != ()

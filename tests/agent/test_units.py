@@ -161,6 +161,15 @@ def test_definition_under_its_heading() -> None:
     assert u.text == "**cache.ttl_seconds**: How long an entry lives, in seconds."
 
 
+def test_a_heading_written_in_bold_labels_its_definition_once() -> None:
+    """`### **max_connections**` (AList's configuration page): the label is the heading's words in bold, not its
+    emphasis marks inside more of them (`****max_connections****`); emphasis around part of a heading stays."""
+    page = "# Config\n\n### **max_connections**\n\nThe most connections at once; 0 means no limit.\n\n" \
+           "## *fast* or *safe*\n\nPick one per store.\n"
+    assert by_text(units(page), "most connections").text == "**max_connections**: The most connections at once; 0 means no limit."
+    assert by_text(units(page), "Pick one").text == "***fast* or *safe***: Pick one per store."
+
+
 def test_boilerplate_and_front_matter_are_never_units() -> None:
     us = units(RUNBOOK)
     shown = " ".join(u.text + u.code for u in us)
