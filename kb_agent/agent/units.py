@@ -540,6 +540,7 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
     prompts = [ln for ln in range(first, last + 1) if (_PROMPT if session else _DOLLAR_PROMPT).match(raw[ln - b.start][indent:])] if session or dollar else []
     groups = _session_groups(first, last, prompts) if prompts else _entry_groups(raw, b.start, first, last)
     groups = [(a, max(k for k in range(a, z + 1) if raw[k - b.start].strip())) for a, z in groups if any(raw[k - b.start].strip() for k in range(a, z + 1))]
+    groups = [entry for group in groups for entry in _option_entries(raw, b.start, *group)]
     out: list[tuple[int, int, str]] = []
     for a, z in (piece for group in groups for piece in _pieces(*group)):
         if out and out[-1][1] == a - 1 and not any(_WORD.search(raw[k - b.start]) for k in range(a, z + 1)):
@@ -549,6 +550,29 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
 
 
 _WORD = re.compile(r"\w")
+# a line of a command's option listing (`  -i, --ignore-errors   Ignore download and postprocessing errors`)
+_OPTION_LINE = re.compile(r"^(\s*)-{1,2}[A-Za-z0-9?]")
+# … when this many lines of a group open with an option, at one indent
+OPTION_LIST_MIN = 3
+
+
+def _option_entries(raw: list[str], base: int, a: int, z: int) -> list[tuple[int, int]]:
+    """Lines a..z as a command's option listing cut into its options — each option line with the lines indented under it
+    (its description's wrapped lines), what precedes the first option going with it — or as one group when they are no
+    listing: a `--help` text pasted in a fence (yt-dlp's README) answers "what does --lazy-playlist do" with its own
+    three lines, not the twelve lines around it."""
+    indents: dict[int, list[int]] = {}
+    for ln in range(a, z + 1):
+        m = _OPTION_LINE.match(raw[ln - base])
+        if m:
+            indents.setdefault(len(m.group(1).expandtabs()), []).append(ln)
+    if not indents:
+        return [(a, z)]
+    starts = max(indents.values(), key=len)
+    if len(starts) < OPTION_LIST_MIN:
+        return [(a, z)]
+    cuts = [a, *(ln for ln in starts if ln > a)]
+    return [(x, y - 1) for x, y in zip(cuts, [*cuts[1:], z + 1])]
 
 
 def _pieces(a: int, z: int) -> list[tuple[int, int]]:

@@ -1213,3 +1213,18 @@ def test_a_long_paragraph_is_not_cut_at_an_abbreviation_or_inside_parentheses() 
         "Tabs, spaces, etc.",
         "Then the rest follows.",
     ], got
+
+
+def test_an_option_listing_in_a_fence_is_one_unit_per_option() -> None:
+    """A command's `--help` text pasted in a fence (yt-dlp's README): each option with its description's wrapped lines
+    is a unit, so "what does --lazy-playlist do" is answered by its own lines, not the twelve around them (session 27).
+    A fence with fewer option lines is cut as before."""
+    opts = "\n".join(f"    --opt-{k:02d}                 Does thing {k} to the\n                                  playlist entries" for k in range(1, 9))
+    page = f"# Usage\n\n## General Options:\n\n```\n    -h, --help                      Print this help text and exit\n{opts}\n```\n"
+    us = [u for u in units(page) if u.code]
+    assert len(us) == 9, [u.code for u in us]
+    lazy = by_text(us, "--opt-05")
+    assert lazy.code == "```\n    --opt-05                 Does thing 5 to the\n                                  playlist entries\n```"
+    assert (lazy.start_line, lazy.end_line) == (15, 16)
+    short = "# Usage\n\n```\n  -h, --help    Print help\n  -v            Verbose\n```\n"
+    assert len([u for u in units(short) if u.code]) == 1
