@@ -325,7 +325,7 @@ def comparison_subjects(question: str) -> list[str]:
             a, b = m.group("a").strip(" ,，"), m.group("b").strip(" ,，")
             if (scoped := _SCOPE.match(a)) is not None:
                 a = scoped.group("rest")  # "Rust 里宏和函数": the scope is not a side of the comparison
-            b = second_side(b)
+            b = second_side(b, a)
             if distinct_subjects(a, b):
                 return [a, b]
     return []
@@ -338,11 +338,25 @@ _ASIDE = re.compile(r"\s+[(（][^()（）]*[)）]\s*$")
 _TRAILING_CLAUSE = re.compile(r"\s+(?:for|in|on|when|if|with|to|inside|within|while|because|since)\s+[^\s].*$", re.I)
 
 
-def second_side(b: str) -> str:
-    """The second side of a comparison as the thing compared: in English, without its trailing aside or clause."""
+# the kind of thing both sides are, written once after the second ("the flat-playlist and lazy-playlist switches", "git
+# fetch and git pull commands"): no word a page about the second side must write
+_KIND = re.compile(r"\s+(?:switch|option|flag|command|subcommand|setting|mode|method|function|prop|propertie|parameter|param|"
+                   r"argument|field|key|variable|attribute|directive|keyword|operator|endpoint|hook|annotation|decorator)e?s$", re.I)
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
+
+
+def second_side(b: str, a: str = "") -> str:
+    """The second side of a comparison as the thing compared: in English, without its trailing aside or clause, nor the
+    plural kind of thing after it when what is left is as many words as the first side `a` (`lazy-playlist switches`
+    beside `the flat-playlist`; not `React hooks` beside `Vue mixins`)."""
     if re.search(r"[A-Za-z]", b) and not re.search(r"[\u4e00-\u9fff]", b):
         b = _ASIDE.sub("", b)
         b = _TRAILING_CLAUSE.sub("", b) or b
+        kind = _KIND.search(b)
+        if kind and a and not _KIND.search(a):
+            rest = b[: kind.start()]
+            if len(_ARTICLE.sub("", rest).split()) == len(_ARTICLE.sub("", a).split()):
+                b = rest
     return b
 
 

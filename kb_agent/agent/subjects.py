@@ -68,7 +68,8 @@ def comparison_subjects(question: str) -> list[str]:
     for pattern in _MORE_COMPARISONS:
         m = pattern.search(q) if q else None
         if m:
-            a, b = m.group("a").strip(" ,，的"), second_side(m.group("b").strip(" ,，的"))
+            a = m.group("a").strip(" ,，的")
+            b = second_side(m.group("b").strip(" ,，的"), a)
             if distinct_subjects(a, b) and not (_PRONOUN.fullmatch(a) or _PRONOUN.fullmatch(b)):
                 return [a, b]
     return []

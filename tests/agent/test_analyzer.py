@@ -112,3 +112,14 @@ def test_haishi_meaning_still_is_no_comparison() -> None:
     assert comparison_subjects("重启以后还是连不上怎么办？") == []
     assert comparison_subjects("改完配置还是没有生效，为什么？") == []
     assert comparison_subjects("部署用 Docker 还是 Kubernetes？") == ["部署用 Docker", "Kubernetes"]
+
+
+def test_the_kind_both_sides_are_is_no_word_of_the_second() -> None:
+    """"the flat-playlist and lazy-playlist switches": the plural kind after the second side names both, so a page
+    about `--lazy-playlist` need not write "switches" (session 27); "Vue mixins and React hooks" keeps its words."""
+    from kb_agent.agent.subjects import comparison_subjects as subjects
+
+    assert subjects("What is the difference between the flat-playlist and lazy-playlist switches?") == ["the flat-playlist", "lazy-playlist"]
+    assert comparison_subjects("What is the difference between git fetch and git pull commands?") == ["git fetch", "git pull"]
+    assert comparison_subjects("What is the difference between the --soft and --hard options?") == ["the --soft", "--hard"]
+    assert comparison_subjects("What is the difference between Vue mixins and React hooks?") == ["Vue mixins", "React hooks"]
