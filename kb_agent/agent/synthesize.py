@@ -1156,8 +1156,7 @@ def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
         u = s.unit
         if u.kind not in ("sentence", "paragraph", "definition") or u.code:
             continue
-        units = cache.file_units(u.path)
-        i = next((k for k, t in enumerate(units) if t == u), -1)
+        units, i = _in_file(cache, u)
         if i < 0:
             continue
         # the list of means only under the answer's best unit (a weaker one's list is another topic's settings)
@@ -1202,6 +1201,12 @@ def _add_defaults(chosen: list[ScoredUnit], cache: UnitCache) -> None:
         chosen.insert(chosen.index(last) + 1, extra)
 
 
+def _in_file(cache: UnitCache, unit: AnswerUnit) -> tuple[list[AnswerUnit], int]:
+    """The units of `unit`'s file and its place among them (-1 when the file no longer holds it)."""
+    units = cache.file_units(unit.path)
+    return units, next((k for k, t in enumerate(units) if t == unit), -1)
+
+
 def _fill_gaps(chosen: list[ScoredUnit], cache: UnitCache) -> None:
     """Two quoted units of one section with a single unit between them that shows code bring it: the lines around an
     example are quoted for it ("Open it with your favorite text editor …" / the `plugins=(…)` example / "Note that the
@@ -1209,8 +1214,7 @@ def _fill_gaps(chosen: list[ScoredUnit], cache: UnitCache) -> None:
     taking another unit's place (a long console fence's next piece between two quoted lines is no reason to drop them)."""
     for s in list(chosen):
         u = s.unit
-        units = cache.file_units(u.path)
-        i = next((k for k, t in enumerate(units) if t == u), -1)
+        units, i = _in_file(cache, u)
         if i < 0 or i + 2 >= len(units):
             continue
         mid, nxt = units[i + 1], units[i + 2]
@@ -1273,8 +1277,7 @@ def _add_setting_rows(chosen: list[ScoredUnit], cache: UnitCache) -> None:
         u = s.unit
         if u.kind not in ("paragraph", "definition", "sentence") or u.code:
             continue
-        units = cache.file_units(u.path)
-        i = next((k for k, t in enumerate(units) if t == u), -1)
+        units, i = _in_file(cache, u)
         rows: list[AnswerUnit] = []
         prev = u
         for t in units[i + 1 :] if i >= 0 else []:
@@ -1311,8 +1314,7 @@ def _add_remedy(chosen: list[ScoredUnit], cache: UnitCache, messages: Sequence[s
         u = s.unit
         if not u.code or not any(m in u.code.lower() for m in messages):
             continue
-        units = cache.file_units(u.path)
-        i = next((k for k, t in enumerate(units) if t == u), -1)
+        units, i = _in_file(cache, u)
         if i < 0 or i + 1 >= len(units):
             continue
         nxt = units[i + 1]
