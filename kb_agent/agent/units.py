@@ -13,7 +13,7 @@ from pathlib import Path
 from kb_agent.corpus.blocks import CODE_KINDS, Block, is_code_only, parse_blocks
 from kb_agent.corpus.chunking import split_lines
 from kb_agent.corpus.fileio import read_kb_text
-from kb_agent.corpus.markdown import decode_references, heading_text, headings_from_blocks, parse_front_matter, shown_text
+from kb_agent.corpus.markdown import FrontMatter, decode_references, heading_text, headings_from_blocks, parse_front_matter, shown_text
 
 # paragraphs longer than this are cut into sentence units so a citation points at the words that matter
 LONG_PARAGRAPH_CHARS = 400
@@ -320,8 +320,34 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
                     units.append(_unit(path, lines, line, body[-1][0], "paragraph", f"**{title}**: {' '.join(t for _k, t in body)}", "", crumbs))
                 elif nxt is not None and blocks[nxt].kind == "paragraph":
                     label = (line, f"**{title}**:")
+    described = _described(path, lines, fm, crumbs)
+    if described is not None:
+        units.insert(0, described)
     # an intro to a stub ("Remove dangling images:" over `# TODO: Command needed`) is no answer either
     return [u for u in units if not (is_placeholder(u.code) if u.code else is_placeholder(u.text))], sections
+
+
+# a front matter line that gives the page's title or description (YAML `key: value`, Hugo's TOML `key = "value"`)
+_FRONT_KEY = re.compile(r"^(title|description)\s*[:=]\s*\S")
+
+
+def _described(path: str, lines: list[str], fm: FrontMatter, crumbs: Crumbs) -> AnswerUnit | None:
+    """The page's front matter `description` as a unit labelled with its `title` ("**hugo.IsServer**: Reports whether
+    the built-in development server is running."): site generators (Hugo, Docusaurus, VitePress) write there what the
+    page is about, and a page of one function or option may say it nowhere else (session 27, Hugo's function pages).
+    None without a one-line description; the rest of the front matter is never a unit."""
+    desc, title = fm.data.get("description"), fm.data.get("title")
+    if not isinstance(desc, str) or not desc.strip() or "\n" in desc.strip() or len(desc) > DEFINITION_MAX_CHARS or looks_like_injection(desc):
+        return None
+    at = {m.group(1): n for n in range(2, fm.end_line) if (m := _FRONT_KEY.match(lines[n - 1]))}
+    line = at.get("description")
+    if line is None:
+        return None
+    text = " ".join(desc.split())
+    named = at.get("title")
+    if isinstance(title, str) and title.strip() and named is not None and abs(named - line) <= 2:
+        return _unit(path, lines, min(named, line), max(named, line), "definition", f"**{' '.join(title.split())}**: {text}", "", crumbs)
+    return _unit(path, lines, line, line, "sentence", text, "", crumbs)
 
 
 # a tab's opening tag (Docusaurus `<TabItem value="yarn" label="Yarn">`, Nextra/Mintlify `<Tab title="macOS">`,

@@ -1228,3 +1228,18 @@ def test_an_option_listing_in_a_fence_is_one_unit_per_option() -> None:
     assert (lazy.start_line, lazy.end_line) == (15, 16)
     short = "# Usage\n\n```\n  -h, --help    Print help\n  -v            Verbose\n```\n"
     assert len([u for u in units(short) if u.code]) == 1
+
+
+def test_a_front_matter_description_is_the_pages_definition() -> None:
+    """Hugo's function pages say what the function does only in front matter (`title: hugo.IsServer` / `description:
+    Reports whether …`): that is a unit labelled with the title, citing those two lines (session 27). The other keys are
+    never units, nor is front matter without a description (an ADR's `title` / `tags` / `owner`)."""
+    page = "---\ntitle: hugo.IsServer\ndescription: Reports whether the built-in development server is running.\n" \
+           "categories: []\nparams:\n  signatures: [hugo.IsServer]\n---\n\n```go-html-template\n{{ hugo.IsServer }} → true/false\n```\n"
+    us = units(page)
+    assert (us[0].kind, us[0].start_line, us[0].end_line) == ("definition", 2, 3)
+    assert us[0].text == "**hugo.IsServer**: Reports whether the built-in development server is running."
+    assert not any("categories" in u.text + u.code or "signatures" in u.text + u.code for u in us)
+    toml = '+++\ntitle = "Deploy"\nweight = 3\ndescription = "Deploy your site to a cloud bucket."\n+++\n\nRun it.\n'
+    assert units(toml)[0].text == "**Deploy**: Deploy your site to a cloud bucket."
+    assert not any(u.start_line < 8 for u in units(RUNBOOK)), "an ADR's front matter has no description"
