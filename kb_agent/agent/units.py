@@ -344,8 +344,10 @@ def _described(path: str, lines: list[str], fm: FrontMatter, crumbs: Crumbs) -> 
     if line is None:
         return None
     text = " ".join(desc.split())
+    if text[:40] not in lines[line - 1]:
+        return None  # written over more lines (`description: >-`) or escaped: the cited line must show the words printed
     named = at.get("title")
-    if isinstance(title, str) and title.strip() and named is not None and abs(named - line) <= 2:
+    if isinstance(title, str) and title.strip() and named is not None and abs(named - line) <= 2 and title.strip() in lines[named - 1]:
         return _unit(path, lines, min(named, line), max(named, line), "definition", f"**{' '.join(title.split())}**: {text}", "", crumbs)
     return _unit(path, lines, line, line, "sentence", text, "", crumbs)
 
@@ -576,8 +578,9 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
 
 
 _WORD = re.compile(r"\w")
-# a line of a command's option listing (`  -i, --ignore-errors   Ignore download and postprocessing errors`)
-_OPTION_LINE = re.compile(r"^(\s*)-{1,2}[A-Za-z0-9?]")
+# a line of a command's option listing (`  -i, --ignore-errors   Ignore download and postprocessing errors`): the option,
+# then another spelling, its argument or two spaces before what it does (a diff's "-old line" is none)
+_OPTION_LINE = re.compile(r"^(\s*)-{1,2}[A-Za-z0-9?][\w-]*(?=,|=|\s{2,}|\s+-|\s+[<\[{A-Z]|\s*$)")
 # … when this many lines of a group open with an option, at one indent
 OPTION_LIST_MIN = 3
 

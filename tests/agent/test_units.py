@@ -1228,6 +1228,8 @@ def test_an_option_listing_in_a_fence_is_one_unit_per_option() -> None:
     assert (lazy.start_line, lazy.end_line) == (15, 16)
     short = "# Usage\n\n```\n  -h, --help    Print help\n  -v            Verbose\n```\n"
     assert len([u for u in units(short) if u.code]) == 1
+    diff = "# Change\n\n```diff\n" + "\n".join(f"-old line {k}\n+new line {k}" for k in range(8)) + "\n```\n"
+    assert len([u for u in units(diff) if u.code]) == 2, "a diff's removed lines are no options: cut as before"
 
 
 def test_a_front_matter_description_is_the_pages_definition() -> None:
@@ -1243,3 +1245,5 @@ def test_a_front_matter_description_is_the_pages_definition() -> None:
     toml = '+++\ntitle = "Deploy"\nweight = 3\ndescription = "Deploy your site to a cloud bucket."\n+++\n\nRun it.\n'
     assert units(toml)[0].text == "**Deploy**: Deploy your site to a cloud bucket."
     assert not any(u.start_line < 8 for u in units(RUNBOOK)), "an ADR's front matter has no description"
+    folded = "---\ntitle: Deploy\ndescription: >-\n  Deploy your site\n  to a bucket.\n---\n\nRun it.\n"
+    assert all(u.start_line > 6 for u in units(folded)), "the cited line must show the words printed"
