@@ -525,9 +525,9 @@ def asking_part(question: str) -> str:
     return " ".join(asking or sentences[-1:]) or question
 
 
-def _asked_about(word: str, ask: str) -> bool:
-    """Is `word` (a term or a name as the question writes it) in the asking part `ask`?"""
-    return word.lower() in ask.lower() or bool(set(tokenize(word)) & set(tokenize(ask)))
+def _asked_about(word: str, ask: str, ask_terms: set[str]) -> bool:
+    """Is `word` (a term or a name as the question writes it) in the asking part `ask` (whose terms are `ask_terms`)?"""
+    return word.lower() in ask.lower() or bool(set(tokenize(word)) & ask_terms)
 
 
 def _amount_asked(question: str) -> tuple[str, Callable[[str], bool]] | None:
@@ -645,13 +645,16 @@ def focus_gap(question: str, shown: Sequence[str], term_weights: TermWeights, ex
     # does not ask ("My new worker machine runs sshd on port 10022 …", "用 docker 跑 Gitea，…持久化到宿主机，启动命令怎么写？")
     # (an answer that names it is about the question all the same: "My server is aarch64. Which CPU architectures …?")
     ask = asking_part(question)
-    if ask != question:
+    situation = ask != question
+    ask_terms = set(tokenize(ask)) if situation else set()
+    if situation:
         named = focus and any(matching_terms(focus, text) for text in shown)
-        focus = focus if named else [t for t in focus if _asked_about(t, ask)]
-        names = [w for w in names if _asked_about(w, ask)]
+        focus = focus if named else [t for t in focus if _asked_about(t, ask, ask_terms)]
+        names = [w for w in names if _asked_about(w, ask, ask_terms)]
     cross_language = not any(has_cjk(text) for text in shown)
     absent = [w for w in names if not (cross_language and has_cjk(w)) and _never_written(w, term_weights) and not _fence_for(w, shown)]
-    absent = absent or foreign_words(question, names, lambda w: _never_written(w, term_weights) and not written_in_kb(term_weights, w) and _asked_about(w, ask))
+    absent = absent or foreign_words(question, names, lambda w: _never_written(w, term_weights) and not written_in_kb(term_weights, w)
+                                           and (not situation or _asked_about(w, ask, ask_terms)))
     if absent:
         return (absent[0],)
     if not focus or any(matching_terms(focus, text) for text in shown):
