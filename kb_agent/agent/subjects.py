@@ -38,6 +38,7 @@ _MORE_COMPARISONS = [
     # only an option: "ssh -L vs ssh -R port forwarding"); a word may be code (`v[100] vs v.get(100)`)
     re.compile(rf"(?P<a>[{_L}.\-\[\]():]+(?:\s+[{_L}.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L}.\-\[\]():]*[{_L}\])](?:\s+--?[A-Za-z][\w-]*)?)", re.I),
 ]
+_WHERE_AFTER = frozenset("上 里 中 内".split())
 # a side that only points back at an earlier sentence ("静态 Pod 是什么？它跟 … 有啥不一样？") names nothing to search for
 _PRONOUN = re.compile(r"它|它们|他|她|这|那|这个|那个|其|this|that|it|they|them", re.I)
 # "A 和 B 这两种策略，结果有什么不同？": the pair named as "these two …" (the difference may be asked after a comma; the sides
@@ -105,7 +106,12 @@ def _as_written(subject: str) -> tuple[str, list[str]]:
 def subject_terms(subject: str) -> list[str]:
     """The subject's content tokens (what a passage must contain to be about it)."""
     subject = _as_written(subject)[0]
-    return list(dict.fromkeys(t for t in tokenize(subject, drop_stopwords=True) if t not in _SUBJECT_FILLER))
+    terms = [t for t in tokenize(subject, drop_stopwords=True) if t not in _SUBJECT_FILLER]
+    # 上 / 里 / 中 / 内 cut off at the end of a side say where the thing is ("Pod 上和过滤器里分别要怎么配": the Pod, the
+    # filter); 线上, 其中 stay whole words, and one inside a side is left as it is ("tar 参数里小写 j")
+    if len(terms) > 1 and terms[-1] in _WHERE_AFTER:
+        terms.pop()
+    return list(dict.fromkeys(terms))
 
 
 def as_written(subject: str) -> list[str]:

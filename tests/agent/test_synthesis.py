@@ -1062,3 +1062,14 @@ def test_the_error_a_question_quotes_brings_what_the_page_says_to_do_about_it(tm
     chosen = [ScoredUnit(1.0, 0.5, 0.9, redis)]
     _add_remedy(chosen, cache, _error_messages("How do I format with Redis 5?", []))
     assert [c.unit for c in chosen] == [redis], "no message quoted: nothing brought"
+
+
+def test_a_side_named_with_where_it_is_is_the_thing_itself(tmp_path: Path) -> None:
+    """"Pod 上和过滤器里分别要怎么配？" asks of the Pod and of the filter: 上 / 里 cut off after a side say where, they are no
+    word a page about it must write (session 28: the answer was refused "nothing found about 'Pod 上'")."""
+    write(tmp_path, "kubernetes.md", "# Kubernetes filter\n\n## Exclude a pod's logs\n\n"
+          "Annotate the pod with `fluentbit.io/exclude: \"true\"` to suggest that its logs are skipped.\n\n"
+          "The filter honours the annotation only with `K8S-Logging.Exclude On` set in the filter (过滤器).\n")
+    items = [(evidence_from(tmp_path, "kubernetes.md", 1, 8, score=0.9, tool="x"), 0.8)]
+    draft = extractive_answer("想跳过某个 Pod 的日志，Pod 上和过滤器里分别要怎么配？", items, UnitCache(tmp_path))
+    assert "fluentbit.io/exclude" in draft.body and not draft.uncovered, (draft.body, draft.uncovered)
