@@ -595,8 +595,9 @@ _STEP = re.compile(r"(?:^|[.!?。！？:：]\s*)(?:\d+[.)]\s*)?(?:check|run|set|
                    r"(?:检查|运行|执行|设置|使用|打开|重启|修改|添加|删除|安装|创建|启用|关闭|配置|确认|确保)", re.I | re.M)
 
 
-# a name a question gives as code: a flag (`--max-readahead`), a snake_case, dotted or camelCase setting (`bind_address`)
-_SETTING_NAME = re.compile(r"^(?:-{1,2}[A-Za-z][\w-]*|[A-Za-z][\w-]*(?:[_.][\w-]+)+|[a-z]+[A-Z]\w*)$")
+# a name a question gives as code: a flag (`--max-readahead`), a snake_case, dotted or camelCase setting (`bind_address`),
+# or a method or type written in three or more capitalised parts (`SetMaxIdleConns`; not a brand, `GitHub`, `PostgreSQL`)
+_SETTING_NAME = re.compile(r"^(?:-{1,2}[A-Za-z][\w-]*|[A-Za-z][\w-]*(?:[_.][\w-]+)+|[a-z]+[A-Z]\w*|(?:[A-Z][a-z0-9]+){3,})$")
 # a default said in words or by what happens without the setting ("If you don't explicit `--cache-location`, Prettier saves …")
 _SAYS_DEFAULT = re.compile(r"\bdefault|默认|缺省|\bif (?:you )?(?:don'?t|do not)\b|\bunless\b|\b(?:if|when) (?:omitted|not (?:set|specified|given))\b|"
                            r"(?:不|未|没有)(?:设置|指定|配置)", re.I)

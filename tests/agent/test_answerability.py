@@ -290,6 +290,11 @@ def test_the_default_of_a_named_setting_is_said_where_it_is_named() -> None:
                "`--cache-location`, Prettier saves cache file at `./node_modules/.cache/prettier/.prettier-cache`."]) == (), "a default said by what happens without"
     assert gap("What is the default cache size?", ["The cache holds 100 MiB."]) == (), "no setting named as code: amount_gap's to judge"
     assert gap("Which flag sets --max-readahead?", ["`--max-readahead` sets the window."]) == (), "no default asked"
+    # a method named in three capitalised parts is code too (session 28, GORM: the pool's default was "answered" by an example)
+    q = "如果不调用 SetMaxIdleConns，连接池默认最多保留几个空闲连接？"
+    assert gap(q, ["// SetMaxIdleConns 设置空闲连接池中连接的最大数量。\nsqlDB.SetMaxIdleConns(10)"]) == ("the default of SetMaxIdleConns",)
+    assert gap(q, ["SetMaxIdleConns 默认为 2"]) == ()
+    assert gap("What port does GitHub use by default?", ["GitHub listens on 443."]) == (), "a brand is no setting"
 
 
 def test_how_long_or_how_often_is_answered_by_a_duration_not_any_number() -> None:
