@@ -167,6 +167,10 @@ SET_CORPORA = {
     "s27b_vuerouter": ("s27b_vuerouter.jsonl", "/work/evaldata/s27b/vuerouter"),
     "s27b_compose": ("s27b_compose.jsonl", "/work/evaldata/s27b/compose"),
     "s27b_sealos": ("s27b_sealos.jsonl", "/work/evaldata/s27b/sealos"),
+    "s28_gorm": ("s28_gorm.jsonl", "/work/evaldata/s28/gorm"),
+    "s28_fluentbit": ("s28_fluentbit.jsonl", "/work/evaldata/s28/fluentbit"),
+    "s28_curl": ("s28_curl.jsonl", "/work/evaldata/s28/curl"),
+    "s28_jumpserver": ("s28_jumpserver.jsonl", "/work/evaldata/s28/jumpserver"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

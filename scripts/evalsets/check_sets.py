@@ -115,6 +115,10 @@ CORPORA = {
     "s27b_vuerouter.jsonl": Path("/work/evaldata/s27b/vuerouter"),
     "s27b_compose.jsonl": Path("/work/evaldata/s27b/compose"),
     "s27b_sealos.jsonl": Path("/work/evaldata/s27b/sealos"),
+    "s28_gorm.jsonl": Path("/work/evaldata/s28/gorm"),
+    "s28_fluentbit.jsonl": Path("/work/evaldata/s28/fluentbit"),
+    "s28_curl.jsonl": Path("/work/evaldata/s28/curl"),
+    "s28_jumpserver.jsonl": Path("/work/evaldata/s28/jumpserver"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
