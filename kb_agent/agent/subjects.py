@@ -14,6 +14,8 @@ from kb_agent.types import Evidence
 
 # subject words that say nothing about which thing is meant
 _SUBJECT_FILLER = frozenset("the a an of in on for to with using use when what which how is are do does 的 在 用 使用".split())
+# cut off as a word of its own at the end of a side, where the thing is ("Pod 上", "过滤器里"), not what it is
+_WHERE_AFTER = frozenset("上 里 中 内".split())
 _MORE_COMPARISONS = [
     re.compile(r"\b(?:should\s+(?:i|we)\s+(?:use|go\s+with|pick|choose|prefer)|when\s+(?:should\s+(?:i|we)\s+)?(?:to\s+)?use)\s+(?P<a>.+?)\s+(?:or|vs\.?|versus)\s+(?P<b>.+?)[?.!]*$", re.I),
     re.compile(r"\bhow\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+differ(?:ent)?\s+from\s+(?P<b>.+?)[?.!]*$", re.I),
@@ -38,7 +40,6 @@ _MORE_COMPARISONS = [
     # only an option: "ssh -L vs ssh -R port forwarding"); a word may be code (`v[100] vs v.get(100)`)
     re.compile(rf"(?P<a>[{_L}.\-\[\]():]+(?:\s+[{_L}.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L}.\-\[\]():]*[{_L}\])](?:\s+--?[A-Za-z][\w-]*)?)", re.I),
 ]
-_WHERE_AFTER = frozenset("上 里 中 内".split())
 # a side that only points back at an earlier sentence ("静态 Pod 是什么？它跟 … 有啥不一样？") names nothing to search for
 _PRONOUN = re.compile(r"它|它们|他|她|这|那|这个|那个|其|this|that|it|they|them", re.I)
 # "A 和 B 这两种策略，结果有什么不同？": the pair named as "these two …" (the difference may be asked after a comma; the sides
