@@ -335,6 +335,10 @@ def comparison_subjects(question: str) -> list[str]:
 # space ("weak references (Rc::clone vs Rc::downgrade)", not the call in `v.get(100)`) and a clause from a
 # preposition or conjunction on ("v-show for a panel I toggle", "integration tests in rust")
 _ASIDE = re.compile(r"\s+[(（][^()（）]*[)）]\s*$")
+# a dash or a colon or semicolon before more words starts another clause ("… and B — which problem is each one meant for?")
+_NEXT_CLAUSE = re.compile(r"\s+[—–]\s*|\s*[—–]\s+|\s*[:;]\s+")
+# a side that ends in a pronoun points at what its trailing clause names
+_POINTS_BACK = re.compile(r"\b(?:it|them|this|that|these|those|one|ones)$", re.I)
 _TRAILING_CLAUSE = re.compile(r"\s+(?:for|in|on|when|if|with|to|inside|within|while|because|since)\s+[^\s].*$", re.I)
 
 
@@ -350,8 +354,11 @@ def second_side(b: str, a: str = "") -> str:
     plural kind of thing after it when what is left is as many words as the first side `a` (`lazy-playlist switches`
     beside `the flat-playlist`; not `React hooks` beside `Vue mixins`)."""
     if re.search(r"[A-Za-z]", b) and not re.search(r"[\u4e00-\u9fff]", b):
-        b = _ASIDE.sub("", b)
-        b = _TRAILING_CLAUSE.sub("", b) or b
+        b = _ASIDE.sub("", _NEXT_CLAUSE.split(b, maxsplit=1)[0])
+        cut = _TRAILING_CLAUSE.sub("", b)
+        # what is left must still name the thing: "creating it with defineClientComponent" is about defineClientComponent
+        if cut and not _POINTS_BACK.search(cut):
+            b = cut
         kind = _KIND.search(b)
         if kind and a and not _KIND.search(a):
             rest = b[: kind.start()]

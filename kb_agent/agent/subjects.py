@@ -34,8 +34,9 @@ _MORE_COMPARISONS = [
     # "I'm choosing between the rsync and the FTPSync deployer. …", "在 A 和 B 之间选哪个" (the sentence ends the pair)
     re.compile(r"\b(?:choos(?:e|ing)|decid(?:e|ing)|pick(?:ing)?|torn)\s+between\s+(?:the\s+)?(?P<a>[^.?!:;,—]+?)\s+and\s+(?:the\s+)?(?P<b>[^.?!:;,—]+?)\s*(?:[.?!:;,—]|$)", re.I),
     re.compile(r"在\s*(?P<a>[^，,？?。]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?。]+?)\s*(?:之间|中间)(?:选|挑|做选择|纠结|犹豫)"),
-    # "A or B: when should I use which?", "A or B — which one?"
-    re.compile(r"^(?P<a>[^:?,—]+?)\s+or\s+(?P<b>[^:?,—]+?)\s*[:?,—-]+\s*(?:when|which|what|how)\b", re.I),
+    # "A or B: when should I use which?", "A or B — which one?" — A starts the sentence: a sentence of situation before
+    # it ("… I no longer maintain it. Should I deprecate it or unpublish it — what happens …") is no word of A
+    re.compile(r"(?:^|(?<=[.!;]\s))(?P<a>(?:[^:?,—.!;]|[.!](?!\s))+?)\s+or\s+(?P<b>[^:?,—]+?)\s*[:?,—-]+\s*(?:when|which|what|how)\b", re.I),
     # "PUT vs PATCH for updating an item — …": one or two words either side of vs (the second's second word
     # only an option: "ssh -L vs ssh -R port forwarding"); a word may be code (`v[100] vs v.get(100)`)
     re.compile(rf"(?P<a>[{_L}.\-\[\]():]+(?:\s+[{_L}.\-]+)?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L}.\-\[\]():]*[{_L}\])](?:\s+--?[A-Za-z][\w-]*)?)", re.I),

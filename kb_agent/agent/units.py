@@ -571,8 +571,8 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
     groups = [entry for group in groups for entry in _option_entries(raw, b.start, *group)]
     out: list[tuple[int, int, str]] = []
     for a, z in (piece for group in groups for piece in _pieces(*group)):
-        if out and out[-1][1] == a - 1 and not any(_WORD.search(raw[k - b.start]) for k in range(a, z + 1)):
-            continue  # the closing brackets of a long program's top piece say nothing by themselves
+        if out and out[-1][1] == a - 1 and not any(_WORD.search(_TAG_CLOSE.sub("", raw[k - b.start])) for k in range(a, z + 1)):
+            continue  # the closing brackets and tags (`)` / `</script>`) of a long program's top piece say nothing by themselves
         out.append((b.start if not out else a, z, shown(a, z)))
     return out
 

@@ -461,6 +461,18 @@ def test_the_sides_of_a_comparison_are_the_things_compared() -> None:
     assert comparison_subjects("PUT vs PATCH for updating an item") == ["PUT", "PATCH"]
 
 
+def test_a_side_is_bounded_by_its_sentence_and_clause() -> None:
+    """A sentence of situation before "A or B — …" is no word of A; a second side ends where a dash or colon starts
+    another clause; and a side that ends in a pronoun keeps the clause that names what the pronoun points at."""
+    assert comparison_subjects("My old major version has a bad bug. Should I deprecate it or unpublish it — what happens to installs?") \
+        == ["Should I deprecate it", "unpublish it"]
+    assert comparison_subjects("v1.2 or v1.3 — which one?") == ["v1.2", "v1.3"]
+    assert comparison_subjects("What's the difference between a login shell and a non-login shell — which startup files does each one run?") \
+        == ["a login shell", "a non-login shell"]
+    assert comparison_subjects("Difference between wrapping a component in <ClientOnly> and creating it with defineClientComponent?") \
+        == ["wrapping a component in <ClientOnly>", "creating it with defineClientComponent"]
+
+
 def test_more_ways_to_ask_for_a_comparison() -> None:
     """"A 和 B 有什么不一样 / 一样吗", "A 和 B 分别怎么 …", "should I go with A or B", "how does X differ between A
     and B" compare two things as "what is the difference" does; a side that only points back ("它跟 … 有啥不一样")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kb_agent.agent.units import AnswerUnit, build_units, is_boilerplate
+from kb_agent.agent.units import MAX_CODE_LINES, AnswerUnit, build_units, is_boilerplate
 from kb_agent.corpus.chunking import split_lines
 
 TLDR = """# tar
@@ -415,6 +415,18 @@ def test_a_long_component_is_not_cut_inside_its_elements() -> None:
     assert codes[0].code == "```vue\n<script setup>\nlet count = $ref(0)\n\nconsole.log(count)\n\nfunction increment() {\n  count++\n}\n</script>\n```"
     assert codes[1].code.startswith("```vue\n<template>") and codes[1].code.endswith("</template>\n```")
     assert [u.code.splitlines()[1] for u in codes[2:]] == ["# stage a file", "# unstage it", "# show what is staged", "# commit it", "# push it"]
+
+
+LONG_COMPONENT = "# Client components\n\n```vue\n<script setup>\nconst Comp = defineClientComponent(\n" + "".join(
+    f"  () => import('lib-{i}'),\n" for i in range(MAX_CODE_LINES - 2)) + ")\n</script>\n```\n"
+
+
+def test_the_closing_lines_of_a_long_program_are_no_unit_of_their_own() -> None:
+    """A program longer than a unit may show is shown from its top; the `)` / `</script>` left below the cut close
+    what the top opened and show nothing a reader could use."""
+    codes = [u for u in units(LONG_COMPONENT) if u.code]
+    assert len(codes) == 1, [u.code for u in codes]
+    assert codes[0].code.startswith("```vue\n<script setup>\nconst Comp = defineClientComponent(")
 
 
 def test_stubs_are_never_answer_units() -> None:
