@@ -332,7 +332,15 @@ def extractive_answer(
         if focus:  # the answer is about the thing the question names: units that name it, when there are any
             # a page filed under a word of the question (curl.md for "Using curl in a script …") is about it too
             words = {w.lower() for w in LATIN_WORD.findall(question)}
-            ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text) or page_name(s.unit.path).lower() in words] or ranked
+            # a name only in a sentence of situation ("I just edited prometheus.yml on a box that's running. How do I get
+            # Prometheus to pick up the new config …?") says which page, not which lines: a unit of a page that names it counts
+            ask = asking_part(question)
+            ask_terms = set(tokenize(ask))
+            aside = [t for t in focus if ask != question and t.lower() not in ask.lower() and t not in ask_terms]
+            on_page = {p for p in {s.unit.path for s in ranked}
+                       if aside and any(matching_terms(aside, _home(u) + " " + u.search_text) for u in cache.file_units(p))}
+            ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text) or page_name(s.unit.path).lower() in words
+                      or s.unit.path in on_page] or ranked
         q_terms = question_terms(question, term_weights)
         chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache)
         if not subjects:

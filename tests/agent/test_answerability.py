@@ -1142,3 +1142,56 @@ def test_what_a_question_tells_of_the_users_situation_is_no_subject_the_answer_m
     ssh = ["多个会话复用同一条连接：在配置文件里写 Host *"]
     assert focus_gap("怎么配置 ssh 的 ControlMaster，让多个会话复用同一条连接？", ssh, Weights()) != ()
     assert focus_gap("Answer 能对接公司的 LDAP 账号登录吗？要怎么配置？", ["登录方式：账号密码"], Weights()) != ()
+
+
+GETTING_STARTED = """# Getting started
+
+## Configure
+
+Save this as `server.yml`:
+
+```yaml
+listen: 8080
+```
+
+Start it:
+
+```console
+$ server --config.file=server.yml
+```
+
+## Reloading configuration
+
+To get a running server to pick up a new configuration without restarting the process, send it the `SIGHUP`
+signal: `kill -s SIGHUP <PID>`.
+"""
+INSTALL = """# Installation
+
+## Docker
+
+Bind-mount your `server.yml` from the host by running:
+
+```console
+$ docker run -v /path/to/server.yml:/etc/server/server.yml server
+```
+"""
+
+
+def test_a_name_only_in_the_situation_says_which_page_not_which_lines(tmp_path: Path) -> None:
+    """A name the question gives only in a sentence of situation ("I just edited server.yml …") narrows the answer to
+    pages that name it, not to the lines that do: the page's "Reloading configuration" section answers "how do I get
+    it to pick up the new config without restarting?" although it never writes `server.yml`. A name in the asking
+    sentence still narrows to the lines that name it."""
+    def weights(terms: Sequence[str]) -> dict[str, float]:  # the file's name is rare, its parts are words every page uses
+        return {t: 3.9 if t == "server.yml" else 1.0 for t in terms}
+
+    write(tmp_path, "getting_started.md", GETTING_STARTED)
+    write(tmp_path, "installation.md", INSTALL)
+    items = [(evidence_from(tmp_path, "getting_started.md", 1, 21, score=0.9, tool="vector"), 0.8),
+             (evidence_from(tmp_path, "installation.md", 1, 9, score=0.8, tool="vector"), 0.7)]
+    q = "I just edited server.yml on a box that is already running. How do I get the server to pick up the new config without restarting the process?"
+    draft = extractive_answer(q, items, UnitCache(tmp_path), exact_terms=find_exact_terms(q), term_weights=weights)
+    assert "SIGHUP" in draft.body, draft.body
+    asked = "How do I get the server to pick up a new server.yml without restarting the process?"
+    draft2 = extractive_answer(asked, items, UnitCache(tmp_path), exact_terms=find_exact_terms(asked), term_weights=weights)
+    assert "SIGHUP" not in draft2.body and "server.yml" in draft2.body, draft2.body
