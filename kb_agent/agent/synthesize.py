@@ -548,7 +548,19 @@ def _amount_asked(question: str) -> tuple[str, Callable[[str], bool]] | None:
     if m is not None:
         return f"a version ({m.group(0)})", lambda text: _VERSION.search(text) is not None
     m = _asking(_ASKS_AMOUNT, question)
-    return (f"a number ({m.group(0)})", lambda text: _AMOUNT.search(text) is not None) if m is not None else None
+    if m is None:
+        return None
+    if _asking(_ASKS_LIMIT, asking_part(question)) is not None:
+        # "每分钟最多能请求多少次？", "what's the maximum length …": a number of the thing is no limit unless it is said to be one
+        return f"a limit ({m.group(0)})", lambda text: _AMOUNT.search(text) is not None and _SAYS_LIMIT.search(text) is not None
+    return f"a number ({m.group(0)})", lambda text: _AMOUNT.search(text) is not None
+
+
+# a question that asks for the most there may be ("最多能设到多少", "the maximum length", "upper limit") …
+_ASKS_LIMIT = re.compile(r"\b(?:maximum|max|upper\s+limit|at\s+most|limit)\b|最多|上限|最大|不超过|最长|最高|至多", re.I)
+# … is answered by a number said to be a limit
+_SAYS_LIMIT = re.compile(r"\b(?:max\w*|limit\w*|at\s+most|up\s+to|upper|caps?|capped|no\s+more\s+than|(?:less|fewer)\s+than|or\s+(?:less|fewer)|"
+                         r"exceed\w*|unlimited|ceiling)\b|<=|≤|最多|上限|最大|不超过|限制|不限|无限|超过|最长|最高|至多|以内|以下", re.I)
 
 
 # the unit that gives the number is about what the question asks the number of: it holds at least this share of the

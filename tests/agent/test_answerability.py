@@ -297,6 +297,21 @@ def test_the_default_of_a_named_setting_is_said_where_it_is_named() -> None:
     assert gap("What port does GitHub use by default?", ["GitHub listens on 443."]) == (), "a brand is no setting"
 
 
+def test_the_most_there_may_be_is_answered_by_a_number_said_to_be_a_limit() -> None:
+    """"每分钟最多能请求多少次？" was answered with "大概需要 1 分钟的时间完成同步", and "What's the maximum length of text
+    images.QR can encode?" with "The size of the generated image depends on three factors": numbers, but none said to be
+    the most there may be. A question that asks for a maximum wants a number the page calls a limit."""
+    from kb_agent.agent.synthesize import amount_gap
+
+    assert amount_gap("JumpServer 的 API 有没有调用频率限制？每分钟最多能请求多少次？", ["修改完成后，大概需要 1 分钟的时间完成同步。"]) == ("a limit (多少)",)
+    assert amount_gap("What's the maximum length of text images.QR can encode?", ["The size of the image depends on three factors."]) != ()
+    assert amount_gap("npm 包名最长能有多少个字符？", ["The name must be less than or equal to 214 characters."]) == ()
+    assert amount_gap("单个进程最多能同时打开多少个文件？", ["ulimit -n 显示最多能打开的文件数：1024"]) == ()
+    assert amount_gap("What's the upper limit on parallel downloads?", ["Use up to 16 connections."]) == ()
+    # a number of the thing, not the most of it, answers a question that does not ask for a maximum
+    assert amount_gap("How many workers does it start?", ["It starts 4 workers."]) == ()
+
+
 def test_how_long_or_how_often_is_answered_by_a_duration_not_any_number() -> None:
     """"多久执行一次？" over "从 4.9 开始，operator 会定期整理碎片" was answered: a number was shown, but not how often. A
     question that asks how long or how often wants a duration or a schedule; other amounts any number."""
@@ -1080,7 +1095,7 @@ def test_a_chinese_amount_word_in_a_clause_that_tells_asks_nothing() -> None:
 
     assert amount_gap("我在几个项目里授予过信任，信任记录存放在哪个目录？", ["存放在 ~/.local/share/helix/workspace_trust"]) == ()
     assert amount_gap("我的脚本有几个子命令，怎么给它注册补全？", ["complete -F _my my"]) == ()
-    assert amount_gap("跳转列表最多能保存多少条记录？", ["跳转列表记录光标的位置。"]) == ("a number (多少)",)
+    assert amount_gap("跳转列表最多能保存多少条记录？", ["跳转列表记录光标的位置。"]) == ("a limit (多少)",)
     assert amount_gap("执行日志默认保留多少天？会不会自动清理？", ["执行日志写进数据库。"]) == ("a number (多少)",)
 
 
