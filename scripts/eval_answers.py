@@ -171,6 +171,10 @@ SET_CORPORA = {
     "s28_fluentbit": ("s28_fluentbit.jsonl", "/work/evaldata/s28/fluentbit"),
     "s28_curl": ("s28_curl.jsonl", "/work/evaldata/s28/curl"),
     "s28_jumpserver": ("s28_jumpserver.jsonl", "/work/evaldata/s28/jumpserver"),
+    "s29_vitepress": ("s29_vitepress.jsonl", "/work/evaldata/s29/vitepress"),
+    "s29_npm": ("s29_npm.jsonl", "/work/evaldata/s29/npm"),
+    "s29_prometheus": ("s29_prometheus.jsonl", "/work/evaldata/s29/prometheus"),
+    "s29_mybatisplus": ("s29_mybatisplus.jsonl", "/work/evaldata/s29/mybatisplus"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -119,6 +119,10 @@ CORPORA = {
     "s28_fluentbit.jsonl": Path("/work/evaldata/s28/fluentbit"),
     "s28_curl.jsonl": Path("/work/evaldata/s28/curl"),
     "s28_jumpserver.jsonl": Path("/work/evaldata/s28/jumpserver"),
+    "s29_vitepress.jsonl": Path("/work/evaldata/s29/vitepress"),
+    "s29_npm.jsonl": Path("/work/evaldata/s29/npm"),
+    "s29_prometheus.jsonl": Path("/work/evaldata/s29/prometheus"),
+    "s29_mybatisplus.jsonl": Path("/work/evaldata/s29/mybatisplus"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
