@@ -175,6 +175,10 @@ SET_CORPORA = {
     "s29_npm": ("s29_npm.jsonl", "/work/evaldata/s29/npm"),
     "s29_prometheus": ("s29_prometheus.jsonl", "/work/evaldata/s29/prometheus"),
     "s29_mybatisplus": ("s29_mybatisplus.jsonl", "/work/evaldata/s29/mybatisplus"),
+    "s30_mkdocs": ("s30_mkdocs.jsonl", "/work/evaldata/s30/mkdocs"),
+    "s30_mermaid": ("s30_mermaid.jsonl", "/work/evaldata/s30/mermaid"),
+    "s30_dockerlib": ("s30_dockerlib.jsonl", "/work/evaldata/s30/dockerlib"),
+    "s30_eventmesh": ("s30_eventmesh.jsonl", "/work/evaldata/s30/eventmesh"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

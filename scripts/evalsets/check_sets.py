@@ -123,6 +123,10 @@ CORPORA = {
     "s29_npm.jsonl": Path("/work/evaldata/s29/npm"),
     "s29_prometheus.jsonl": Path("/work/evaldata/s29/prometheus"),
     "s29_mybatisplus.jsonl": Path("/work/evaldata/s29/mybatisplus"),
+    "s30_mkdocs.jsonl": Path("/work/evaldata/s30/mkdocs"),
+    "s30_mermaid.jsonl": Path("/work/evaldata/s30/mermaid"),
+    "s30_dockerlib.jsonl": Path("/work/evaldata/s30/dockerlib"),
+    "s30_eventmesh.jsonl": Path("/work/evaldata/s30/eventmesh"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
