@@ -223,7 +223,8 @@ def is_term_of_art(term: str) -> bool:
     CJK_NAME_MIN_CHARS characters that jieba's dictionary does not tag as everyday language (想做到 v,
     不能不 d, 一万亿 m are how a question is put, not what it is about); a locution only when a noun is among its
     words (交换文件, 站内搜索; not 从头再来, 翻译成, 连不上)."""
-    if not (has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term)) or _CORRELATIVE.fullmatch(term) or _BRIEFLY.fullmatch(term):
+    if not (has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term)) or _CORRELATIVE.fullmatch(term) or _BRIEFLY.fullmatch(term) \
+            or _INTERROGATIVE.search(term):
         return False
     tag = dictionary_tag(term)
     if tag == "l":
@@ -238,6 +239,11 @@ _HAN_ONLY = re.compile(r"[\u4e00-\u9fff]+")
 # but the construction says how things go, it names nothing
 _CORRELATIVE = re.compile(r"越[\u4e00-\u9fff]{1,2}越[\u4e00-\u9fff]?")
 
+# a word that asks (哪些地方 "which places", 哪一科, 几位数 "how many digits", 多少钱, 什么时候): jieba's dictionary holds some
+# as nouns, and its HMM glues others together, but they are what the question asks, never a name a page must write
+# (cmrc2018: "芸香属原产于哪些地方？" was refused as "nothing found about '哪些地方'"); 几内亚 is a name
+_INTERROGATIVE = re.compile(r"^哪|什么|怎么|怎样|多少|多大|多久|多长|为什么|为何|如何|^几(?=[个条次项位台张份种行块只件篇层组代十百千万天年月日秒分周号])")
+
 # a verb done briefly (试一下 "try it", 看一下): jieba's dictionary tags 试一下 a noun, but it is how a question is put
 _BRIEFLY = re.compile(r"[\u4e00-\u9fff]{1,2}一下子?")
 
@@ -251,7 +257,8 @@ def is_new_word(term: str) -> bool:
     徐梦桃): a coined term or a name, at least CJK_NAME_MIN_CHARS long, named as a name is in English —
     not a verb with a potential complement (删不掉) nor "the more … the more" (越积越多)."""
     return (len(term) >= CJK_NAME_MIN_CHARS and _HAN_ONLY.fullmatch(term) is not None and not is_dictionary_word(term)
-            and _POTENTIAL_COMPLEMENT.fullmatch(term) is None and _CORRELATIVE.fullmatch(term) is None and _BRIEFLY.fullmatch(term) is None)
+            and _POTENTIAL_COMPLEMENT.fullmatch(term) is None and _CORRELATIVE.fullmatch(term) is None and _BRIEFLY.fullmatch(term) is None
+            and _INTERROGATIVE.search(term) is None)
 
 
 # jieba's noun tags: a two-character dictionary word tagged so names a thing (灰度, 链路, 助手)

@@ -909,6 +909,25 @@ def test_a_chinese_compound_the_kb_writes_in_its_parts_is_no_absent_term(tmp_pat
     assert extractive_answer("grafana 的排行榜在哪里看？", items, UnitCache(tmp_path), term_weights=weights).uncovered == ("排行榜",)
 
 
+def test_a_chinese_word_that_asks_is_no_absent_term(tmp_path: Path) -> None:
+    """"芸香属原产于哪些地方？": 哪些地方 ("which places", a noun to jieba's dictionary) is what the question asks, not a name
+    the KB must write (cmrc2018: such questions were refused as "nothing found about '哪些地方'"); nor are 哪一科, 几位数 or
+    多少钱. 几内亚 (Guinea) stays a name."""
+    from kb_agent.agent.grade import is_new_word, is_term_of_art
+
+    assert not any(is_term_of_art(t) or is_new_word(t) for t in ("哪些地方", "哪一科", "几位数", "多少钱", "什么时候"))
+    assert is_term_of_art("几内亚")
+    write(tmp_path, "芸香属.md", "# 芸香属\n\n芸香属原产于地中海地区、密克罗尼西亚和亚洲西南部，分布于欧亚大陆及加那利群岛。\n")
+    items = [(evidence_from(tmp_path, "芸香属.md", 1, 3, score=0.9, tool="vector"), 0.8)]
+    unknown = {"哪些地方", "地方"}
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: UNKNOWN_TERM_WEIGHT if t in unknown else 1.0 for t in terms}
+
+    draft = extractive_answer("芸香属原产于哪些地方？", items, UnitCache(tmp_path), term_weights=weights)
+    assert not draft.uncovered and "地中海地区" in draft.body, (draft.uncovered, draft.body)
+
+
 def test_a_chinese_compound_the_kb_writes_in_its_parts_does_not_narrow_the_answer(tmp_path: Path) -> None:
     """"任务运行日志文件只想留 7 天，过期自动删掉，该改哪个配置？" over a properties fence whose retention key is described as
     "执行器日志文件保存天数 … 过期日志自动清理": 运行日志 is rare as a whole, but the KB writes 运行 and 日志, so it is a phrase of
