@@ -119,6 +119,10 @@ _COMPARISON = [
     re.compile(r"(?:比较|对比)\s*(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)(?:的区别|的不同|有什么区别|有什么不同)?[？?。]*$"),
     re.compile(r"^(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)\s*(?:的区别|的不同|有什么区别|有什么不同|哪个更好)[？?。]*$"),
 ]
+_CHINESE_COMPARISON = _COMPARISON[3:]
+# where a Chinese clause ends, and a side that points back to things named before it (两者, 它们的 …)
+_CLAUSE_BREAK = re.compile(r"[，,。！？；;]")
+POINTS_BACK_ZH = re.compile(r"(?:两者|二者|它们|他们|双方)")
 # "Rust 里 / Java 中的 …" before the first side of a Chinese comparison names where, not what, is compared
 _SCOPE = re.compile(rf"^[A-Za-z0-9][{_L}.+#-]*\s*(?:里面|里|中)的?\s*(?P<rest>\S.*)$")
 # question words and filler that carry no search signal (on top of the tokenizer's stopwords)
@@ -323,6 +327,12 @@ def comparison_subjects(question: str) -> list[str]:
         m = pattern.search(q)
         if m:
             a, b = m.group("a").strip(" ,，"), m.group("b").strip(" ,，")
+            if pattern in _CHINESE_COMPARISON:
+                # the first side starts at its clause ("我在用 Redis，Redis 和 Memcached 有什么区别？"), and one that points back
+                # ("…换成 Jaeger。两者在 EventMesh 里的配置项和默认端口有什么不同？") compares what the clause names, not the things before
+                a = _CLAUSE_BREAK.split(a)[-1].strip()
+                if POINTS_BACK_ZH.match(a):
+                    continue
             if (scoped := _SCOPE.match(a)) is not None:
                 a = scoped.group("rest")  # "Rust 里宏和函数": the scope is not a side of the comparison
             b = second_side(b, a)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from kb_agent.agent.analyzer import LATIN_WORD_CHARS as _L
-from kb_agent.agent.analyzer import OPTION, comparison_text, distinct_subjects, operators, second_side
+from kb_agent.agent.analyzer import OPTION, POINTS_BACK_ZH, comparison_text, distinct_subjects, operators, second_side
 from kb_agent.agent.analyzer import comparison_subjects as _analyzer_subjects
 from kb_agent.index.tokenize import matching_terms, tokenize
 from kb_agent.types import Evidence
@@ -19,7 +19,7 @@ _WHERE_AFTER = frozenset("上 里 中 内".split())
 _MORE_COMPARISONS = [
     re.compile(r"\b(?:should\s+(?:i|we)\s+(?:use|go\s+with|pick|choose|prefer)|when\s+(?:should\s+(?:i|we)\s+)?(?:to\s+)?use)\s+(?P<a>.+?)\s+(?:or|vs\.?|versus)\s+(?P<b>.+?)[?.!]*$", re.I),
     re.compile(r"\bhow\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+differ(?:ent)?\s+from\s+(?P<b>.+?)[?.!]*$", re.I),
-    re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:(?:有)?(?:什么|啥)?(?:区别|不同|差别|差异|不一样)|(?:是)?(?:一样|相同|一回事)(?:的)?吗)"),
+    re.compile(r"(?P<a>[^，,？?。！!；;]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?。！!；;]+?)\s*(?:(?:有)?(?:什么|啥)?(?:区别|不同|差别|差异|不一样)|(?:是)?(?:一样|相同|一回事)(?:的)?吗)"),
     # "硬链接和软链接分别怎么创建？", "A 和 B 各自支持哪些 shell": one question asked of each of two things
     re.compile(r"(?P<a>[^，,？?。：:]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?。：:]+?)\s*(?:分别|各自)(?:都)?(?:怎么|如何|会|要|是|有|支持|用|做|写|对应|在)"),
     # "how does X differ between A and B"
@@ -27,7 +27,7 @@ _MORE_COMPARISONS = [
     # "A 还是 B？" asks which; 还是 before what happens ("重启以后还是连不上", "可是下载还是报 401") means "still"
     re.compile(r"(?P<a>[^，,？?。！!；;]+?)(?<!以后)(?<!之后)(?<!可是)(?<!但是)(?<![但却后])\s*(?:还是)\s*"
                r"(?!不|没|无法|报|一直|依然|仍|会|失败|出错|有问题|一样)(?P<b>[^，,？?。！!；;]+?)[？?。]*$"),
-    re.compile(r"(?P<a>[^，,？?]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?]+?)\s*(?:该|应该|要)?(?:怎么选|如何选择?|选哪个|用哪个)"),
+    re.compile(r"(?P<a>[^，,？?。！!；;]+?)\s*(?:和|与|跟)\s*(?P<b>[^，,？?。！!；;]+?)\s*(?:该|应该|要)?(?:怎么选|如何选择?|选哪个|用哪个)"),
     # a two-word name before "compared" stays whole when both words are capitalised ("Google Drive compared with OneDrive":
     # Drive alone is a word of OneDrive too)
     re.compile(rf"(?P<a>(?:(?-i:[A-Z])[{_L}.\-]*\s+(?=(?-i:[A-Z])))?[{_L}.\-]+)\s+compared\s+(?:with|to)\s+(?P<b>[{_L}.\-]+)", re.I),
@@ -73,7 +73,8 @@ def comparison_subjects(question: str) -> list[str]:
         if m:
             a = m.group("a").strip(" ,，的")
             b = second_side(m.group("b").strip(" ,，的"), a)
-            if distinct_subjects(a, b) and not (_PRONOUN.fullmatch(a) or _PRONOUN.fullmatch(b)):
+            # a side that points back ("两者在 … 的配置项和默认端口有什么不同？") compares what it says of things named before
+            if distinct_subjects(a, b) and not (_PRONOUN.fullmatch(a) or _PRONOUN.fullmatch(b) or POINTS_BACK_ZH.match(a)):
                 return [a, b]
     return []
 

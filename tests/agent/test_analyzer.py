@@ -99,6 +99,13 @@ def test_route_accuracy_on_labelled_questions() -> None:
 
 def test_a_scope_before_a_chinese_comparison_is_not_a_side() -> None:
     assert comparison_subjects("Rust 里宏和函数有什么区别？") == ["宏", "函数"]
+    # a side starts at its clause, and one that points back (两者 …) compares what it says of things named before: no
+    # sides, rather than a sentence of situation as one (session 30, EventMesh: "…换成 Jaeger。两者在 EventMesh 里填写服务
+    # 地址的配置项和默认端口有什么不同？" was refused as "nothing found about '链路追踪原来接的是 Zipkin，…的配置项'")
+    assert comparison_subjects("补数的时候，串行补数和并行补数有什么区别？") == ["串行补数", "并行补数"]
+    assert comparison_subjects("项目用了 gin。ShouldBind 和 Bind 有什么区别？") == ["ShouldBind", "Bind"]
+    assert comparison_subjects("链路追踪原来接的是 Zipkin，现在想换成 Jaeger。两者在 EventMesh 里填写服务地址的配置项和默认端口有什么不同？") == []
+    assert comparison_subjects("设置默认值时用 ?? 和用 || 有什么区别") == ["设置默认值时用 ??", "用 ||"]
     assert comparison_subjects("Java 中的接口和抽象类有什么区别") == ["接口", "抽象类"]
     assert comparison_subjects("中间件和插件有什么区别") == ["中间件", "插件"]  # 中 inside a word is no scope
 
