@@ -953,7 +953,7 @@ _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|vs|cf|approx|incl|etc|resp|esp|ca
 
 def _sentence_spans(joined: str) -> list[tuple[int, int]]:
     """(start, end) of each `_SENTENCE` piece, a piece that ends in an abbreviation or inside an open parenthesis ("…
-    (e.g. word-wise cursor movement … elsewhere)") joined to the next one (a lower-case word after "etc." goes on; a
+    (e.g. word-wise cursor movement … elsewhere)") or code span joined to the next one (a lower-case word after "etc." goes on; a
     capital starts anew)."""
     out: list[tuple[int, int]] = []
     begin: int | None = None  # where a piece carried over to the next one starts
@@ -962,6 +962,9 @@ def _sentence_spans(joined: str) -> list[tuple[int, int]]:
         t = joined[start : m.end()].rstrip()
         nxt = joined[m.end() :].lstrip()[:1]
         open_paren = t.count("(") > t.count(")") or t.count("（") > t.count("）")
+        # a code span holds no sentence end ("… you will encounter `ERROR:  could not resize shared memory segment . . . :
+        # No space left on device`. You will want …" was quoted up to its first ". ")
+        open_paren = open_paren or t.count("`") % 2 == 1
         abbreviation = _ABBREVIATION.search(t) is not None and not (t.endswith("etc.") and nxt.isupper())
         if (open_paren or abbreviation) and nxt and len(t) < LONG_PARAGRAPH_CHARS:  # a stray "(" does not swallow the rest
             begin = start

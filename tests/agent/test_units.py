@@ -1227,6 +1227,23 @@ def test_a_long_paragraph_is_not_cut_at_an_abbreviation_or_inside_parentheses() 
     ], got
 
 
+def test_a_long_paragraph_is_not_cut_inside_a_code_span() -> None:
+    """The postgres image's README: "… you will encounter `ERROR:  could not resize shared memory segment . . . : No
+    space left on device`. You will want to pass …" was quoted up to the first ". " inside the code span (session 30)."""
+    para = ("Also note that the default `/dev/shm` size for containers is 64MB. If the shared memory is exhausted you will "
+            "encounter `ERROR:  could not resize shared memory segment . . . : No space left on device`. You will want to "
+            "pass `--shm-size=256MB` for example to `docker run`, or alternatively set it in the compose file next to the "
+            "service definition, which keeps the value with the rest of the configuration for everyone.")
+    got = [u.text for u in units(f"# Caveats\n\n{para}\n")]
+    assert got == [
+        "Also note that the default `/dev/shm` size for containers is 64MB.",
+        "If the shared memory is exhausted you will encounter `ERROR:  could not resize shared memory segment . . . : No "
+        "space left on device`.",
+        "You will want to pass `--shm-size=256MB` for example to `docker run`, or alternatively set it in the compose file "
+        "next to the service definition, which keeps the value with the rest of the configuration for everyone.",
+    ], got
+
+
 def test_an_option_listing_in_a_fence_is_one_unit_per_option() -> None:
     """A command's `--help` text pasted in a fence (yt-dlp's README): each option with its description's wrapped lines
     is a unit, so "what does --lazy-playlist do" is answered by its own lines, not the twelve around them (session 27).
