@@ -224,7 +224,7 @@ def is_term_of_art(term: str) -> bool:
     不能不 d, 一万亿 m are how a question is put, not what it is about); a locution only when a noun is among its
     words (交换文件, 站内搜索; not 从头再来, 翻译成, 连不上)."""
     if not (has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term)) or _CORRELATIVE.fullmatch(term) or _BRIEFLY.fullmatch(term) \
-            or _INTERROGATIVE.search(term):
+            or _INTERROGATIVE.search(term) or _DETERMINER.search(term):
         return False
     tag = dictionary_tag(term)
     if tag == "l":
@@ -244,6 +244,11 @@ _CORRELATIVE = re.compile(r"越[\u4e00-\u9fff]{1,2}越[\u4e00-\u9fff]?")
 # (cmrc2018: "芸香属原产于哪些地方？" was refused as "nothing found about '哪些地方'"); 几内亚 is a name
 _INTERROGATIVE = re.compile(r"^哪|什么|怎么|怎样|多少|多大|多久|多长|为什么|为何|如何|^几(?=[个条次项位台张份种行块只件篇层组代十百千万天年月日秒分周号])")
 
+# which one or how many of a thing (同一个 "the same", 这一个, 每一个, 另一个, 所有的, 其他的): jieba's dictionary holds
+# 同一个 as a distinguishing word (b, with 多线程 and 国家级, which do name things), its HMM glues a determiner to its measure
+# word or a word to 的; either way the word points at a thing the question names elsewhere, it names none
+_DETERMINER = re.compile(r"^(?:这|那|每|某|另|上|下|同|其|任|各)一?[个种条次些位台份件样类张块]$|的$")
+
 # a verb done briefly (试一下 "try it", 看一下): jieba's dictionary tags 试一下 a noun, but it is how a question is put
 _BRIEFLY = re.compile(r"[\u4e00-\u9fff]{1,2}一下子?")
 
@@ -258,7 +263,7 @@ def is_new_word(term: str) -> bool:
     not a verb with a potential complement (删不掉) nor "the more … the more" (越积越多)."""
     return (len(term) >= CJK_NAME_MIN_CHARS and _HAN_ONLY.fullmatch(term) is not None and not is_dictionary_word(term)
             and _POTENTIAL_COMPLEMENT.fullmatch(term) is None and _CORRELATIVE.fullmatch(term) is None and _BRIEFLY.fullmatch(term) is None
-            and _INTERROGATIVE.search(term) is None)
+            and _INTERROGATIVE.search(term) is None and _DETERMINER.search(term) is None)
 
 
 # jieba's noun tags: a two-character dictionary word tagged so names a thing (灰度, 链路, 助手)

@@ -346,7 +346,7 @@ def extractive_answer(
         if not subjects:
             chosen = _show_how(question, chosen, ranked, everything, term_weights)
         steps = _ASKS_STEPS.search(question) is not None
-        if steps:
+        if steps or _ASKS_MEANS.search(question):
             _add_means(chosen, cache)
         if steps or _ASKS_SETTING.search(question):
             _add_setting_rows(chosen, cache)
@@ -1271,8 +1271,14 @@ def _means_sentences(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
 
 # a paragraph that opens by referring back to the one above ("GoReleaser supports this with the `--snapshot` flag …" under
 # "Sometimes we want to generate a full build … but neither validate anything nor upload it")
+# (or that solves the problem it states: "To work around this, …", "要解决这个问题，请使用 `c.ShouldBindBodyWith`。" under
+# "…你不能对同一个请求多次调用 `c.ShouldBind` …", session 30)
 _REFERS_BACK = re.compile(r"^(?:(?:this|that|it)\b|(?:to\s+do|for)\s+(?:this|that|so)\b|[^.:;!?]{0,40}?\b(?:supports?|does|handles?|achieves?|allows?|"
-                          r"enables?|provides?)\s+(?:this|that)\b)|^(?:为此|对此|这时|此时|这种情况下?|要做到这一?点)", re.I)
+                          r"enables?|provides?)\s+(?:this|that)\b|(?:to\s+)?(?:solve|fix|avoid|work\s+around|get\s+around|address|overcome|prevent)\s+"
+                          r"(?:this|that|it|the\s+(?:problem|issue))\b|in\s+(?:this|that|such\s+a)\s+case\b)|"
+                          r"^(?:为此|对此|这时|此时|这种情况下?|要做到这一?点|(?:要|为了|如需|若要|想要)?(?:解决|避免|规避|绕过|处理)(?:这个|这一?|此|该)(?:问题|情况|限制))", re.I)
+# a question that asks which method, function or command does it ("该用哪个方法？"): answered as a how-to is
+_ASKS_MEANS = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:method|function|command|api|call)s?\b|(?:哪个|哪种|什么)(?:方法|函数|接口|命令|API)", re.I)
 
 
 def _means_referred(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:

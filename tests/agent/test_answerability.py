@@ -909,6 +909,23 @@ def test_a_chinese_compound_the_kb_writes_in_its_parts_is_no_absent_term(tmp_pat
     assert extractive_answer("grafana 的排行榜在哪里看？", items, UnitCache(tmp_path), term_weights=weights).uncovered == ("排行榜",)
 
 
+def test_a_chinese_determiner_is_no_name_that_narrows_the_answer(tmp_path: Path) -> None:
+    """"同一个 JSON 请求体我想先…绑定到结构体 A，失败了再绑定到结构体 B，…该用哪个方法？": 同一个 ("the same", a distinguishing
+    word to jieba's dictionary) was taken for a name, and only the paragraph that says 同一个 (the problem) was quoted, not
+    the next one with the method (session 30, gin's Chinese docs). 多线程 and 国家级 (also b) still name things."""
+    from kb_agent.agent.grade import is_new_word, is_term_of_art
+
+    assert not any(is_term_of_art(t) or is_new_word(t) for t in ("同一个", "这一个", "每一个", "另一个", "所有的"))
+    assert is_term_of_art("多线程")
+    write(tmp_path, "zh/bind.md", "# 将请求体绑定到不同的结构体\n\n标准的绑定方法如 `c.ShouldBind` 会消费 `c.Request.Body`，一旦读取后就无法再次读取。"
+          "这意味着你不能对同一个请求多次调用 `c.ShouldBind` 来尝试不同的结构体。\n\n要解决这个问题，请使用 `c.ShouldBindBodyWith`。"
+          "它会读取一次请求体并将其存储在上下文中，允许后续的绑定重用缓存的请求体。\n")
+    items = [(evidence_from(tmp_path, "zh/bind.md", 1, 5, score=0.9, tool="vector"), 0.8)]
+    q = "同一个 JSON 请求体我想先尝试绑定到结构体 A，失败了再绑定到结构体 B，但第二次绑定读不到内容了，该用哪个方法？"
+    draft = extractive_answer(q, items, UnitCache(tmp_path), term_weights=rare("同一个", "同一"))  # type: ignore[arg-type]
+    assert "c.ShouldBindBodyWith" in draft.body, draft.body
+
+
 def test_a_chinese_word_that_asks_is_no_absent_term(tmp_path: Path) -> None:
     """"芸香属原产于哪些地方？": 哪些地方 ("which places", a noun to jieba's dictionary) is what the question asks, not a name
     the KB must write (cmrc2018: such questions were refused as "nothing found about '哪些地方'"); nor are 哪一科, 几位数 or
