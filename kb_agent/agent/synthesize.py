@@ -973,6 +973,8 @@ def _choose(ranked: list[ScoredUnit], subjects: Sequence[str], terms: Sequence[s
 # a unit that shows how (code) may take the place of one that only talks about the thing when it scores at least this
 # share of the answer's best unit
 SHOW_HOW_RELATIVE_MIN = 0.5
+# … and one from another page when it is among this many best units of the whole ranking
+SHOW_HOW_OTHER_TOP = 3
 # a section that says how to fix or do something (a runbook's Mitigation, a FAQ's Solution, 解决方法)
 _HOW_HEADING = re.compile(r"\b(mitigation|mitigations|resolution|resolving|solution|solutions|fix|fixes|fixing|remedy|remediation|workaround|"
                           r"how\s+to|how-to|procedure|steps)\b|解决|处理|修复|办法|方法|步骤|操作", re.I)
@@ -996,7 +998,8 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
     def how_section(s: ScoredUnit) -> bool:  # code under a heading that says how to fix or do something
         return bool(s.unit.code) and any(_HOW_HEADING.search(h) for h in s.unit.heading_path[1:])
 
-    if code_gap(question, chosen):
+    gap = bool(code_gap(question, chosen))
+    if gap:
         shows = lambda s: bool(s.unit.code) and (s.score >= SHOW_HOW_RELATIVE_MIN * best or how_section(s))  # noqa: E731
     elif amount_gap(question, [_home(c.unit) + " " + c.unit.search_text for c in chosen], term_weights):
         gives = _gives_amount(question, _amount_asked(question)[1], term_weights)  # type: ignore[index]
@@ -1019,6 +1022,10 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
     # code under a quoted page's how-to heading (a runbook's Mitigation under its quoted Meaning and Impact) is the how at
     # any score, as long as it shares a word with the question (session 20)
     shown = [s for s in ranked if s.unit.path in pages and s.body_cov > 0 and shows(s) and s not in chosen]
+    if not shown and gap:
+        # none on a quoted page: code among the very best units of another page ("备份的时候怎么把表的统计信息一起备份？": the
+        # FAQ on restoring statistics ranked first and kept the manual's `--ignore-stats=false` fence, second, out of the answer)
+        shown = [s for s in ranked[:SHOW_HOW_OTHER_TOP] if s.body_cov > 0 and shows(s) and s not in chosen]
     if not shown:
         return chosen
     # the one in the section of a quoted sentence first (the command under the sentence that explains it), then one under

@@ -880,6 +880,22 @@ def test_a_how_to_answer_quotes_the_sentence_that_names_the_means(tmp_path: Path
     assert "Any other value is ignored" not in draft.body, draft.body
 
 
+def test_a_how_to_answer_without_code_takes_it_from_another_page_among_the_best(tmp_path: Path) -> None:
+    """"备份的时候怎么把表的统计信息一起备份？": the FAQ on restoring statistics ranked first and the manual's fence with
+    `--ignore-stats=false` (among the three best units, but under the other-file share) was kept out, so the answer was
+    refused for showing no command (session 30, TiDB's Chinese docs). Code from another page is taken only from the very
+    best units."""
+    write(tmp_path, "faq.md", "# 备份与恢复常见问题\n\n## 恢复统计信息时为什么会占用大量内存？\n\n在 v7.6.0 之前，备份的统计信息数据会与库表信息存放到"
+          "一起，在恢复的时候加载到内存中。因此，当表的统计信息数据非常大时，就需要占用大量的内存。\n\n从 v7.6.0 开始，备份的统计信息会单独存放在特定的"
+          "文件中，从而可以节省内存空间。\n")
+    write(tmp_path, "manual.md", "# 快照备份与恢复命令行手册\n\n## 备份统计信息\n\n备份表的统计信息，示例如下：\n\n"
+          "```shell\ntiup br backup full --storage local:///br_data/ --ignore-stats=false\n```\n")
+    items = [(evidence_from(tmp_path, "faq.md", 1, 7, score=0.9, tool="hybrid"), 0.8),
+             (evidence_from(tmp_path, "manual.md", 1, 9, score=0.5, tool="hybrid"), 0.25)]
+    draft = extractive_answer("备份的时候怎么把表的统计信息一起备份？", items, UnitCache(tmp_path))
+    assert not draft.uncovered and "--ignore-stats=false" in draft.body, (draft.uncovered, draft.body)
+
+
 def test_choosing_between_two_things_is_a_comparison() -> None:
     """"I'm choosing between the rsync and the FTPSync deployer. … which option controls that for each?" was answered
     from FTPSync's section alone (session 22): "choosing / deciding between A and B" and "在 A 和 B 之间选" name two
