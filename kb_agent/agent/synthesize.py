@@ -602,7 +602,7 @@ def amount_gap(question: str, shown: Sequence[str], term_weights: TermWeights | 
 # "是怎么产生的", "怎样的结构", "规模如何？", "名字怎么来的", which ask how a thing is or came to be): what answers it is done by a
 # command, a setting or code, and a page that only talks about the thing shows none (dev splits: every useful answer to
 # such a question quoted code; 4 of the 35 unanswerable questions answered quoted none)
-_ASKS_STEPS = re.compile(r"\bhow\s+(do|can|could|would)\s+(i|we|you|one)\b|\bhow\s+to\b|\bwhat\s+(?:do|should|can|must)\s+(?:i|we|you)\s+(?:run|type|execute|enter)\b|\b(?:what|which)\s+command\b|(?:什么|哪个|哪条)命令|(?<!是)(?:怎么|如何|怎样)(?!的|样|回事|想|看待|评价|说|来的|\s*[？?。]|\s*$)", re.I)
+_ASKS_STEPS = re.compile(r"\bhow\s+(do|can|could|would)\s+(i|we|you|one)\b|\bhow\s+to\b|\bwhat\s+(?:do|should|can|must|would)\s+(?:i|we|you)\s+(?:need\s+to\s+)?(?:run|type|execute|enter|add|put|pass|set|write|append)\b|\b(?:what|which)\s+command\b|(?:什么|哪个|哪条)命令|(?<!是)(?:怎么|如何|怎样)(?!的|样|回事|想|看待|评价|说|来的|\s*[？?。]|\s*$)", re.I)
 
 
 # a step written in words: a sentence (or numbered step) that opens with an instruction ("Check the time service on the

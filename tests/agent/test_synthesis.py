@@ -896,6 +896,21 @@ def test_a_how_to_answer_without_code_takes_it_from_another_page_among_the_best(
     assert not draft.uncovered and "--ignore-stats=false" in draft.body, (draft.uncovered, draft.body)
 
 
+def test_what_to_add_or_set_asks_for_the_means(tmp_path: Path) -> None:
+    """"My Postgres container logs 'could not resize shared memory segment …' under load. What should I add to docker run?"
+    quoted the sentence naming the error, not the next one, "You will want to pass `--shm-size=256MB` …": "what do I add /
+    put / pass / set" asks for the means as "how do I" does (session 30, the postgres image's page)."""
+    para = ("Also note that the default `/dev/shm` size for containers is 64MB. If the shared memory is exhausted you will "
+            "encounter `ERROR:  could not resize shared memory segment . . . : No space left on device`. You will want to "
+            "pass `--shm-size=256MB` for example to `docker run`, or alternatively set it in the compose file next to the "
+            "service definition, which keeps the value with the rest of the configuration for everyone.")
+    write(tmp_path, "postgres.md", f"# Postgres\n\n## Caveats\n\n{para}\n")
+    items = [(evidence_from(tmp_path, "postgres.md", 1, 5, score=0.9, tool="hybrid"), 0.8)]
+    q = "My Postgres container logs 'could not resize shared memory segment ... No space left on device' under load. What should I add to docker run?"
+    draft = extractive_answer(q, items, UnitCache(tmp_path))
+    assert "--shm-size=256MB" in draft.body, draft.body
+
+
 def test_choosing_between_two_things_is_a_comparison() -> None:
     """"I'm choosing between the rsync and the FTPSync deployer. … which option controls that for each?" was answered
     from FTPSync's section alone (session 22): "choosing / deciding between A and B" and "在 A 和 B 之间选" name two
