@@ -241,8 +241,8 @@ _CORRELATIVE = re.compile(r"越[\u4e00-\u9fff]{1,2}越[\u4e00-\u9fff]?")
 
 # a word that asks (哪些地方 "which places", 哪一科, 几位数 "how many digits", 多少钱, 什么时候): jieba's dictionary holds some
 # as nouns, and its HMM glues others together, but they are what the question asks, never a name a page must write
-# (cmrc2018: "芸香属原产于哪些地方？" was refused as "nothing found about '哪些地方'"); 几内亚 is a name
-_INTERROGATIVE = re.compile(r"^哪|什么|怎么|怎样|多少|多大|多久|多长|为什么|为何|如何|^几(?=[个条次项位台张份种行块只件篇层组代十百千万天年月日秒分周号])")
+# (cmrc2018: "芸香属原产于哪些地方？" was refused as "nothing found about '哪些地方'"); 几内亚 and 哪吒 are names
+_INTERROGATIVE = re.compile(r"^哪(?!吒)|什么|怎么|怎样|多少|多大|多久|多长|为什么|为何|如何|^几(?=[个条次项位台张份种行块只件篇层组代十百千万天年月日秒分周号])")
 
 # which one or how many of a thing (同一个 "the same", 这一个, 每一个, 另一个, 所有的, 其他的): jieba's dictionary holds
 # 同一个 as a distinguishing word (b, with 多线程 and 国家级, which do name things), its HMM glues a determiner to its measure

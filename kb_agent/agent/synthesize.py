@@ -1284,7 +1284,7 @@ _REFERS_BACK = re.compile(r"^(?:(?:this|that|it)\b|(?:to\s+do|for)\s+(?:this|tha
                           r"enables?|provides?)\s+(?:this|that)\b|(?:to\s+)?(?:solve|fix|avoid|work\s+around|get\s+around|address|overcome|prevent)\s+"
                           r"(?:this|that|it|the\s+(?:problem|issue))\b|in\s+(?:this|that|such\s+a)\s+case\b)|"
                           r"^(?:为此|对此|这时|此时|这种情况下?|要做到这一?点|(?:要|为了|如需|若要|想要)?(?:解决|避免|规避|绕过|处理)(?:这个|这一?|此|该)(?:问题|情况|限制))", re.I)
-# a question that asks which method, function or command does it ("该用哪个方法？"): answered as a how-to is
+# a question that asks which method, function or command does it ("该用哪个方法？") is answered with the means, as a how-to is
 _ASKS_MEANS = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:method|function|command|api|call)s?\b|(?:哪个|哪种|什么)(?:方法|函数|接口|命令|API)", re.I)
 
 

@@ -964,9 +964,9 @@ def _sentence_spans(joined: str) -> list[tuple[int, int]]:
         open_paren = t.count("(") > t.count(")") or t.count("（") > t.count("）")
         # a code span holds no sentence end ("… you will encounter `ERROR:  could not resize shared memory segment . . . :
         # No space left on device`. You will want …" was quoted up to its first ". ")
-        open_paren = open_paren or t.count("`") % 2 == 1
+        open_code = t.count("`") % 2 == 1
         abbreviation = _ABBREVIATION.search(t) is not None and not (t.endswith("etc.") and nxt.isupper())
-        if (open_paren or abbreviation) and nxt and len(t) < LONG_PARAGRAPH_CHARS:  # a stray "(" does not swallow the rest
+        if (open_paren or open_code or abbreviation) and nxt and len(t) < LONG_PARAGRAPH_CHARS:  # a stray "(" does not swallow the rest
             begin = start
             continue
         begin = None
