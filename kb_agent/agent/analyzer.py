@@ -112,14 +112,17 @@ _FACT = [
     # "which <thing>" asks for one named value: 哪个 IP / 哪个库 / 什么命令
     re.compile(r"(哪个|哪一个|哪些|什么)\s*(IP|ip|地址|端口|库|包|版本|命令|参数|选项|字段|变量|环境变量|函数|类|方法|状态码|请求头|标志|文件名)"),
 ]
+# the Chinese patterns' first side starts at its clause (comparison_subjects)
+_CHINESE_COMPARISON = [
+    re.compile(r"(?:比较|对比)\s*(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)(?:的区别|的不同|有什么区别|有什么不同)?[？?。]*$"),
+    re.compile(r"^(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)\s*(?:的区别|的不同|有什么区别|有什么不同|哪个更好)[？?。]*$"),
+]
 _COMPARISON = [
     re.compile(r"\bdifferences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)[?.!]*$", re.I),
     re.compile(r"\bcompare\s+(?P<a>.+?)\s+(?:and|with|to|vs\.?|versus)\s+(?P<b>.+?)[?.!]*$", re.I),
     re.compile(rf"^(?:(?:what|how|which)\b.*?\b)?(?P<a>[{_L} .-]+?)\s+(?:vs\.?|versus)\s+(?P<b>[{_L} .-]+?)[?.!]*$", re.I),
-    re.compile(r"(?:比较|对比)\s*(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)(?:的区别|的不同|有什么区别|有什么不同)?[？?。]*$"),
-    re.compile(r"^(?P<a>.+?)\s*(?:和|与|跟)\s*(?P<b>.+?)\s*(?:的区别|的不同|有什么区别|有什么不同|哪个更好)[？?。]*$"),
+    *_CHINESE_COMPARISON,
 ]
-_CHINESE_COMPARISON = _COMPARISON[3:]
 # where a Chinese clause ends, and a side that points back to things named before it (两者, 它们的 …)
 _CLAUSE_BREAK = re.compile(r"[，,。！？；;]")
 POINTS_BACK_ZH = re.compile(r"(?:两者|二者|它们|他们|双方)")

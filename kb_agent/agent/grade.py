@@ -223,8 +223,7 @@ def is_term_of_art(term: str) -> bool:
     CJK_NAME_MIN_CHARS characters that jieba's dictionary does not tag as everyday language (想做到 v,
     不能不 d, 一万亿 m are how a question is put, not what it is about); a locution only when a noun is among its
     words (交换文件, 站内搜索; not 从头再来, 翻译成, 连不上)."""
-    if not (has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term)) or _CORRELATIVE.fullmatch(term) or _BRIEFLY.fullmatch(term) \
-            or _INTERROGATIVE.search(term) or _DETERMINER.search(term):
+    if not (has_cjk(term) and len(term) >= CJK_NAME_MIN_CHARS and is_dictionary_word(term)) or _how_put(term):
         return False
     tag = dictionary_tag(term)
     if tag == "l":
@@ -252,6 +251,12 @@ _DETERMINER = re.compile(r"^(?:这|那|每|某|另|上|下|同|其|任|各)一?[
 # a verb done briefly (试一下 "try it", 看一下): jieba's dictionary tags 试一下 a noun, but it is how a question is put
 _BRIEFLY = re.compile(r"[\u4e00-\u9fff]{1,2}一下子?")
 
+def _how_put(term: str) -> bool:
+    """A Chinese word that is how a question is put, whatever jieba makes of it: "the more … the more", a verb done
+    briefly, a word that asks or one that points at a thing named elsewhere."""
+    return bool(_CORRELATIVE.fullmatch(term) or _BRIEFLY.fullmatch(term) or _INTERROGATIVE.search(term) or _DETERMINER.search(term))
+
+
 # a verb with a potential complement (删不掉 "cannot delete", 装得上, 连不上): jieba's HMM glues it into one word, but it
 # is how a question is put, not a coined name
 _POTENTIAL_COMPLEMENT = re.compile(r"[\u4e00-\u9fff][不得][\u4e00-\u9fff]{1,2}")
@@ -262,8 +267,7 @@ def is_new_word(term: str) -> bool:
     徐梦桃): a coined term or a name, at least CJK_NAME_MIN_CHARS long, named as a name is in English —
     not a verb with a potential complement (删不掉) nor "the more … the more" (越积越多)."""
     return (len(term) >= CJK_NAME_MIN_CHARS and _HAN_ONLY.fullmatch(term) is not None and not is_dictionary_word(term)
-            and _POTENTIAL_COMPLEMENT.fullmatch(term) is None and _CORRELATIVE.fullmatch(term) is None and _BRIEFLY.fullmatch(term) is None
-            and _INTERROGATIVE.search(term) is None and _DETERMINER.search(term) is None)
+            and _POTENTIAL_COMPLEMENT.fullmatch(term) is None and not _how_put(term))
 
 
 # jieba's noun tags: a two-character dictionary word tagged so names a thing (灰度, 链路, 助手)
