@@ -179,6 +179,10 @@ SET_CORPORA = {
     "s30_mermaid": ("s30_mermaid.jsonl", "/work/evaldata/s30/mermaid"),
     "s30_dockerlib": ("s30_dockerlib.jsonl", "/work/evaldata/s30/dockerlib"),
     "s30_eventmesh": ("s30_eventmesh.jsonl", "/work/evaldata/s30/eventmesh"),
+    "s31_kind": ("s31_kind.jsonl", "/work/evaldata/s31/kind"),
+    "s31_certmgr": ("s31_certmgr.jsonl", "/work/evaldata/s31/certmgr"),
+    "s31_karmada": ("s31_karmada.jsonl", "/work/evaldata/s31/karmada"),
+    "s31_zellij": ("s31_zellij.jsonl", "/work/evaldata/s31/zellij"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

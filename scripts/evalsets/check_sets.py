@@ -127,6 +127,10 @@ CORPORA = {
     "s30_mermaid.jsonl": Path("/work/evaldata/s30/mermaid"),
     "s30_dockerlib.jsonl": Path("/work/evaldata/s30/dockerlib"),
     "s30_eventmesh.jsonl": Path("/work/evaldata/s30/eventmesh"),
+    "s31_kind.jsonl": Path("/work/evaldata/s31/kind"),
+    "s31_certmgr.jsonl": Path("/work/evaldata/s31/certmgr"),
+    "s31_karmada.jsonl": Path("/work/evaldata/s31/karmada"),
+    "s31_zellij.jsonl": Path("/work/evaldata/s31/zellij"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
