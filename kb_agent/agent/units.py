@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb_agent.corpus.blocks import CODE_KINDS, Block, is_code_only, parse_blocks
+from kb_agent.corpus.blocks import CODE_KINDS, Block, is_code_only, parse_blocks, shortcode_fence
 from kb_agent.corpus.chunking import split_lines
 from kb_agent.corpus.fileio import read_kb_text
 from kb_agent.corpus.markdown import FrontMatter, decode_references, heading_text, headings_from_blocks, parse_front_matter, shown_text
@@ -538,7 +538,11 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
         return [(b.start, min(b.end, b.start + MAX_CODE_LINES - 1), "\n".join(["```", *shown_lines, "```"]))]
     quotes = sum(1 for a in _ancestors(blocks, b) if a.kind == "blockquote")
     raw = [_strip_containers(lines[ln - 1], quotes, 0) for ln in range(b.start, b.end + 1)]
-    if b.kind == "fence":
+    if b.kind == "fence" and (shortcode := shortcode_fence(raw[0])) is not None:  # `{{< highlight go >}}` … `{{< /highlight >}}`
+        first, last = b.start + 1, b.end - 1
+        indent = len(raw[0]) - len(raw[0].lstrip(" "))
+        fence, closer = shortcode, "```"
+    elif b.kind == "fence":
         opener = raw[0].strip()
         closed = len(raw) > 1 and raw[-1].strip()[:3] == opener[:3]
         first, last = b.start + 1, b.end - 1 if closed else b.end
@@ -552,8 +556,8 @@ def _code_groups(lines: list[str], blocks: tuple[Block, ...], b: Block) -> list[
 
     # a terminal session written as the HTML it renders to (FastAPI's and Typer's docs: `$ <font color="#4E9A06">fastapi</font>
     # run`): the colours are markup, the command is what a reader copies
-    session = b.kind == "fence" and _SESSION_FENCE.match(raw[0].strip()) is not None
-    dollar = b.kind == "fence" and not session and _SHELL_FENCE.match(raw[0].strip()) is not None and _dollar_session([ln[indent:] for ln in raw[first - b.start : last - b.start + 1]])
+    session = b.kind == "fence" and _SESSION_FENCE.match(fence) is not None
+    dollar = b.kind == "fence" and not session and _SHELL_FENCE.match(fence) is not None and _dollar_session([ln[indent:] for ln in raw[first - b.start : last - b.start + 1]])
     painted = session and any(_PAINT.search(raw[ln - b.start]) for ln in range(first, last + 1))
 
     def shown(a: int, z: int) -> str:

@@ -65,6 +65,8 @@ def parse_blocks(lines: list[str], body_start: int = 0) -> tuple[Block, ...]:
         body = _dedent_extension_bodies(body)
     if any(_MYST_ADMONITION.match(ln) for ln in body):
         body = _open_myst_admonitions(body)
+    if any(_SHORTCODE_OPEN.match(ln) for ln in body):
+        body = _shortcode_fences(body)
     tokens = _parser().parse("\n".join(body))
     blocks: list[Block] = []
     stack: list[int] = []
@@ -199,6 +201,56 @@ def _open_myst_admonitions(body: list[str]) -> list[str]:
         while k < close and _MYST_OPTION.match(out[k]):
             out[k] = ""
             k += 1
+    return out
+
+
+# a site generator's code shortcode: Hugo's `{{< highlight go "linenos=table" >}}` … `{{< /highlight >}}` (and a site's own
+# `{{< codeFromInline lang="yaml" >}}`, `{{< code-toggle file=hugo >}}`), Jekyll's `{% highlight ruby %}` … `{% endhighlight %}`:
+# the lines between are code, as in a fence (session 31: kind's cluster configs were read as paragraphs)
+_SHORTCODE_OPEN = re.compile(r"^(\s{0,3})(?:\{\{[<%]\s*(highlight|code(?:[A-Z]\w*|-[\w-]+)?)\b(.*?)(?<!/)\s*[>%]\}\}|\{%-?\s*(highlight)\b(.*?)-?%\})\s*$")
+_LANG_ARG = re.compile(r"""\blang(?:uage)?\s*=\s*["']?([\w+#.-]+)|^\s*["']?([A-Za-z][\w+#.-]*)\b(?![=])""")
+# a shortcode's code may run this many lines before its closer is looked for no further
+SHORTCODE_MAX_LINES = 2000
+
+
+def shortcode_fence(line: str) -> str | None:
+    """The fence opener (```` ```yaml ````) a code shortcode's opening line stands for, else None."""
+    m = _SHORTCODE_OPEN.match(line)
+    if m is None:
+        return None
+    args = m.group(3) if m.group(2) else m.group(5)
+    lang = _LANG_ARG.search(args or "")
+    return "```" + ((lang.group(1) or lang.group(2)) if lang else "")
+
+
+def _shortcode_closer(name: str, jekyll: bool) -> re.Pattern[str]:
+    if jekyll:
+        return re.compile(r"^\s*\{%-?\s*end" + re.escape(name) + r"\s*-?%\}\s*$")
+    return re.compile(r"^\s*\{\{[<%]\s*/\s*" + re.escape(name) + r"\s*[>%]\}\}\s*$")
+
+
+def _shortcode_fences(body: list[str]) -> list[str]:
+    """`body` with each code shortcode's opening and closing lines written as a fence's (one longer than any backtick run
+    inside), so the code between parses as a fence; an opener without its closer stays as it is. The line count never
+    changes."""
+    out = list(body)
+    i = 0
+    while i < len(out):
+        m = _SHORTCODE_OPEN.match(out[i])
+        if m is None:
+            i += 1
+            continue
+        jekyll = m.group(2) is None
+        closer = _shortcode_closer(m.group(2) or m.group(4), jekyll)
+        end = next((k for k in range(i + 1, min(len(out), i + 1 + SHORTCODE_MAX_LINES)) if closer.match(out[k])), None)
+        if end is None:
+            i += 1
+            continue
+        ticks = max([3, *(len(r) + 1 for k in range(i + 1, end) for r in re.findall(r"`{3,}", out[k]))])
+        opener = shortcode_fence(out[i]) or "```"
+        out[i] = m.group(1) + "`" * ticks + opener[3:]
+        out[end] = m.group(1) + "`" * ticks
+        i = end + 1
     return out
 
 

@@ -671,6 +671,55 @@ def test_a_myst_admonition_fence_holds_markdown_and_a_code_directive_stays_code(
     ]
 
 
+SHORTCODES = """# Taints
+
+To taint a worker, patch its join configuration:
+
+{{< codeFromInline lang="yaml" >}}
+nodes:
+- role: worker
+  kubeletExtraArgs:
+    register-with-taints: "dedicated=gpu:NoSchedule"
+{{< /codeFromInline >}}
+
+With Hugo's own shortcode:
+
+{{< highlight go "linenos=table" >}}
+fmt.Println("hi")
+{{< /highlight >}}
+
+In Jekyll:
+
+{% highlight ruby %}
+puts "hi"
+{% endhighlight %}
+
+{{< note >}}
+A note is prose, not code.
+{{< /note >}}
+
+{{< highlight bash >}}
+never closed
+"""
+
+
+def test_a_code_shortcode_is_a_fence_under_the_sentence_that_introduces_it() -> None:
+    """Hugo and Jekyll sites write code between shortcodes (`{{< highlight go >}}` … `{{< /highlight >}}`, kind's
+    `{{< codeFromInline lang="yaml" >}}`, `{% highlight ruby %}` … `{% endhighlight %}`): the lines between are code, shown
+    as a fence of their language under the sentence that introduces them (session 31: kind's cluster configs were read
+    as paragraphs, and "how do I taint a worker through the config?" was refused for want of code). A shortcode that is
+    not about code stays layout, and an opener without its closer changes nothing."""
+    us = units(SHORTCODES)
+    assert (us[0].text, us[0].code) == (
+        "To taint a worker, patch its join configuration:",
+        '```yaml\nnodes:\n- role: worker\n  kubeletExtraArgs:\n    register-with-taints: "dedicated=gpu:NoSchedule"\n```')
+    assert (us[0].start_line, us[0].end_line) == (3, 10)
+    assert (us[1].text, us[1].code) == ("With Hugo's own shortcode:", '```go\nfmt.Println("hi")\n```')
+    assert (us[2].text, us[2].code) == ("In Jekyll:", '```ruby\nputs "hi"\n```')
+    assert [u.text for u in us[3:]] == ["A note is prose, not code.", "never closed"]
+    assert all(not u.code for u in us[3:])
+
+
 NOTES = """# Deploy notes
 
 [[_TOC_]]
