@@ -43,6 +43,11 @@ def question_terms(question: str, term_weights: TermWeights | None = None) -> li
     asked = [m.span() for m in _ASKS_AMOUNT_ZH.finditer(question)]
     out = [t for t in out if not (len(t) > 2 and t[0] in _CLASSIFIERS and t[1:] in out)
            and not (has_cjk(t) and any(t in question[a:b] for a, b in asked))]
+    if not has_cjk(question) and _ASKS_AMOUNT_EN.search(question):
+        # so are an English question's: "how long does the server keep its statistics?" is about server, keep, statistics
+        # (a page that says "for 7 days" writes no "long"), unless the question writes the word again elsewhere
+        rest = set(tokenize(_ASKS_AMOUNT_EN.sub(" ", question)))
+        out = [t for t in out if t in rest or t not in set(tokenize(" ".join(_ASKS_AMOUNT_EN.findall(question))))]
     if isinstance(term_weights, IdfWeights):
         out = [t for t in term_weights.split_unseen(out) if t not in filler]
         if not has_cjk(question):
@@ -58,6 +63,7 @@ _PHRASAL = re.compile(r"\b(back|set|clean|roll|shut|start|look|log|sign|check|ti
 
 _CLASSIFIERS = frozenset("个条次项位台张份种行块只件篇层组")
 _ASKS_AMOUNT_ZH = re.compile(r"多长时间|多少时间|多长|多久|多少|多大|几[秒分天次个条层台位倍]")
+_ASKS_AMOUNT_EN = re.compile(r"\bhow\s+(?:long|often)\b", re.I)
 _FILLER_TOKENS: set[str] = set()
 
 

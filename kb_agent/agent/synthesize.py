@@ -495,6 +495,14 @@ _VERSION = re.compile(r"\d+(?:\.\d+)+|\bv\d+\b|\d+\s*(?:版|\.x\b)|\b(?:version|
                       r"\d+\s*(?:\+|or\s+(?:later|newer|higher|above)|及以上|以上)", re.I)
 
 
+# a question that asks which port ("which port does it listen on?", 监控指标在哪个端口？) is answered by a port number: one
+# written beside the word port (`port 9402`, 端口 `10205`, "9229 端口") or after a host's colon (`localhost:5173`), not any
+# number of the page (session 31: cert-manager's metrics page quoted its PodMonitor YAML, not "on port `9402`")
+_ASKS_PORT = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?ports?\b(?!\s+(?:forward\w*|mapping|range)\b)|(?:哪个|哪一个|什么|哪些)端口|端口号?(?:是|为)?(?:多少|几)", re.I)
+_PORT = re.compile(r"(?:\bports?\b|端口)\W{0,3}(?:\w+\W{1,3}){0,4}?`?\d{2,5}\b|\b\d{2,5}`?\s*(?:端口|\(?(?:tcp|udp)\b|/(?:tcp|udp)\b)|"
+                   r"\b(?:port|listen|bind)\w*\s*[:=]\s*[\"']?\d{2,5}\b|[\w\]]:\d{2,5}\b", re.I)
+
+
 # a Chinese clause ends at one of these; only one that ends the question (？ or the end) asks: "我在几个项目里授予过信任，…存放在
 # 哪个目录？" tells how many projects, it does not ask (session 22), nor does "脚本有几个子命令，怎么给它注册…"
 _CLAUSE_END = re.compile(r"[，,。；;！!？?]")
@@ -533,6 +541,16 @@ def asking_part(question: str) -> str:
     return " ".join(asking or sentences[-1:]) or question
 
 
+def asking_sentences(question: str) -> str:
+    """The sentences of a question that end with a question mark (else the last), in either language: what it asks
+    about, without the sentences that tell the user's situation ("My firewall only lets TCP through … Which port has to
+    be open for UDP as well?"). A Chinese question's clauses stay together ("curl 写出的 cookie 文件里，一行 cookie 有几个
+    字段？" asks about curl's cookie file, not only a cookie)."""
+    sentences = [t.strip() for t in _SENTENCE_END.split(question) if t.strip()]
+    asking = [t for t in sentences if t.rstrip("\"')»").endswith(("?", "？"))]
+    return " ".join(asking or sentences[-1:]) or question
+
+
 def _asked_about(word: str, ask: str, ask_terms: set[str]) -> bool:
     """Is `word` (a term or a name as the question writes it) in the asking part `ask` (whose terms are `ask_terms`)?"""
     return word.lower() in ask.lower() or bool(set(tokenize(word)) & ask_terms)
@@ -547,6 +565,9 @@ def _amount_asked(question: str) -> tuple[str, Callable[[str], bool]] | None:
     m = _asking(_ASKS_VERSION, question)
     if m is not None:
         return f"a version ({m.group(0)})", lambda text: _VERSION.search(text) is not None
+    m = _asking(_ASKS_PORT, question)
+    if m is not None:
+        return f"a port ({m.group(0)})", lambda text: _PORT.search(text) is not None
     m = _asking(_ASKS_AMOUNT, question)
     if m is None:
         return None
@@ -572,12 +593,12 @@ AMOUNT_MIN_COVERAGE = 0.4
 
 
 def _gives_amount(question: str, holds: Callable[[str], bool], term_weights: TermWeights | None) -> Callable[[str], bool]:
-    """Does a text hold a value of the asked kind about what is asked (AMOUNT_MIN_COVERAGE of the question's known
-    words; any value when no weights are given or "how many" is part of a how-to: "how do I get it to print how many
-    commits …")."""
+    """Does a text hold a value of the asked kind about what is asked (AMOUNT_MIN_COVERAGE of the known words of the
+    sentences that ask, `asking_sentences`: the user's situation is no part of it; any value when no weights are given or
+    "how many" is part of a how-to: "how do I get it to print how many commits …")."""
     if term_weights is None or _ASKS_STEPS.search(question):
         return holds
-    terms = question_terms(question, term_weights)
+    terms = question_terms(asking_sentences(question), term_weights)
     weights = {t: w for t, w in (term_weights(terms) if terms else {}).items() if 0.0 < w < UNKNOWN_TERM_WEIGHT}
     total = sum(weights.values())
     if not total:

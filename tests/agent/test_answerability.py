@@ -270,6 +270,58 @@ def test_an_english_number_word_answers_how_often(tmp_path: Path) -> None:
     assert amount_gap("How often does it run?", ["It runs on a schedule."]) == ("a duration (How often)",)
 
 
+def test_which_port_is_answered_by_a_port_number_not_any_number() -> None:
+    """"cert-manager 的监控指标在哪个端口？" was answered with the metrics page's PodMonitor YAML, not its "on port `9402`"
+    (session 31). A question that asks which port wants a port number: beside the word port, after a host's colon, as a
+    setting's value; any other number (a count of ports, a version) is none."""
+    from kb_agent.agent.synthesize import amount_gap
+
+    q = "cert-manager 的监控指标在哪个端口？"
+    assert amount_gap(q, ["prometheus:\n  enabled: true\n  podmonitor:\n    enabled: true"]) == ("a port (哪个端口)",)
+    assert amount_gap(q, ["These are available at the standard `/metrics` endpoint on port `9402` of each component Pod."]) == ()
+    assert amount_gap("Which port does the dev server listen on?", ["Open http://localhost:5173 in a browser."]) == ()
+    assert amount_gap("Which port does the dev server listen on?", ["Requires Node.js 18 and 3 ports."]) == ("a port (Which port)",)
+    assert amount_gap("runtime 的 gRPC 默认端口是多少？", ["eventMesh.server.grpc.port=10205"]) == ()
+    assert amount_gap("调试器默认监听哪个端口？", ["默认监听 9229 端口。"]) == ()
+    assert amount_gap("How do I set up port forwarding?", ["Use ssh -L."]) == (), "no port number asked"
+
+
+def test_how_long_is_what_is_asked_not_what_it_is_about() -> None:
+    """"How long does the server keep its monitoring statistics?" over "frps will save monitor data in cache for 7 days"
+    was refused (session 31): "long" counted as a word the answer must share, and the page, which says how long, never
+    writes it. The words of "how long / how often" are what is asked, as 多长时间 is in a Chinese question."""
+    from kb_agent.agent.grade import question_terms
+    from kb_agent.agent.synthesize import amount_gap
+
+    assert question_terms("How long does the server keep its monitoring statistics?") == ["server", "keep", "monitor", "statist"]
+    assert "long" in question_terms("How long is a long poll held?"), "a word the question writes again is a term"
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: 1.0 for t in terms}
+
+    q = "How long does the server keep its monitoring statistics?"
+    assert amount_gap(q, ["README.md Monitor When web server is enabled, frps will save monitor data in cache for 7 days."], weights) == ()
+
+
+def test_the_amount_is_about_what_the_asking_sentence_asks_not_the_situation() -> None:
+    """"My firewall only lets TCP through and clients never manage to register their IDs with my server. Which port has to
+    be open for UDP as well?" over "You need port `21114`-`21119` TCP and `21116` UDP open" was refused (session 31): the
+    line holds a port about what is asked, but not 0.4 of the situation's words as well. The unit must be about the
+    sentences that ask; a Chinese question's clauses of one sentence stay together."""
+    from kb_agent.agent.synthesize import amount_gap, asking_sentences
+
+    def weights(terms: Sequence[str]) -> dict[str, float]:
+        return {t: 1.0 for t in terms}
+
+    q = ("My firewall only lets TCP through and clients never manage to register their IDs with my server. "
+         "Which port has to be open for UDP as well?")
+    assert asking_sentences(q) == "Which port has to be open for UDP as well?"
+    assert amount_gap(q, ["You need port `21114`-`21119` TCP and `21116` UDP open."], weights) == ()
+    assert amount_gap(q, ["The web console listens on port 21114."], weights) != (), "a port of something else"
+    assert asking_sentences("curl 写出的 cookie 文件里，一行 cookie 有几个字段？") == "curl 写出的 cookie 文件里，一行 cookie 有几个字段？"
+    assert asking_sentences("我用的是内置的本地搜索。它默认的模糊匹配参数设的是多少？") == "它默认的模糊匹配参数设的是多少？"
+
+
 def test_the_default_of_a_named_setting_is_said_where_it_is_named() -> None:
     """"挂载参数 --max-readahead 的默认值是多少 MiB？" was answered with the defaults of other settings (a Hadoop SDK table)
     beside a paragraph that names `--max-readahead` without one (session 26, JuiceFS). A question about the default of a
