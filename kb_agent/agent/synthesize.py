@@ -346,7 +346,7 @@ def extractive_answer(
         if not subjects:
             chosen = _show_how(question, chosen, ranked, everything, term_weights)
         steps = _ASKS_STEPS.search(question) is not None
-        if steps or _ASKS_MEANS.search(question):
+        if steps or _ASKS_MEANS.search(question) or _ASKS_SETTING.search(question):
             _add_means(chosen, cache)
         if steps or _ASKS_SETTING.search(question):
             _add_setting_rows(chosen, cache)
@@ -1206,13 +1206,14 @@ def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
     best = max((c.score for c in chosen), default=0.0)
     for s in list(chosen):
         u = s.unit
-        if u.kind not in ("sentence", "paragraph", "definition") or u.code:
+        if u.kind not in ("sentence", "paragraph", "definition"):
             continue
         units, i = _in_file(cache, u)
         if i < 0:
             continue
-        # the list of means only under the answer's best unit (a weaker one's list is another topic's settings)
-        follow = (_means_sentences(units, i) if u.kind == "sentence" else []) or (_means_list(units, i) if s.score >= best else [])
+        # the list of means only under the answer's best unit (a weaker one's list is another topic's settings); a unit
+        # that shows code already (the error it states, in a fence) is followed only by the paragraph that solves it
+        follow = [] if u.code else (_means_sentences(units, i) if u.kind == "sentence" else []) or (_means_list(units, i) if s.score >= best else [])
         # the paragraph that says how, referring back to a quoted unit, takes the place of weaker units from any file
         referred = not follow and bool(follow := _means_referred(units, i))
         _place_run(chosen, s, follow, keep_files=not referred)
@@ -1297,27 +1298,41 @@ def _means_sentences(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
     return out
 
 
-# a paragraph that opens by referring back to the one above ("GoReleaser supports this with the `--snapshot` flag …" under
+# a paragraph that solves the problem a quoted one states: "To work around this, …", "A workaround to this is to configure
+# Podman to use a different log driver …" (session 31), "要解决这个问题，请使用 `c.ShouldBindBodyWith`。" under "…你不能对同一个
+# 请求多次调用 `c.ShouldBind` …" (session 30)
+_SOLVES_SOURCE = (r"(?:to\s+)?(?:solve|fix|avoid|work\s+around|get\s+around|address|overcome|prevent)\s+(?:this|that|it|the\s+(?:problem|issue))\b|"
+                  r"(?:an?|one|the|another|a\s+possible|the\s+only)\s+(?:workaround|solution|fix|remedy)\s+(?:to|for)\s+(?:this|that|it)\b|"
+                  r"(?:要|为了|如需|若要|想要)?(?:解决|避免|规避|绕过|处理)(?:这个|这一?|此|该)(?:问题|情况|限制)")
+_SOLVES = re.compile(f"^(?:{_SOLVES_SOURCE})", re.I)
+# … or that opens by referring back to the one above ("GoReleaser supports this with the `--snapshot` flag …" under
 # "Sometimes we want to generate a full build … but neither validate anything nor upload it")
-# (or that solves the problem it states: "To work around this, …", "要解决这个问题，请使用 `c.ShouldBindBodyWith`。" under
-# "…你不能对同一个请求多次调用 `c.ShouldBind` …", session 30)
 _REFERS_BACK = re.compile(r"^(?:(?:this|that|it)\b|(?:to\s+do|for)\s+(?:this|that|so)\b|[^.:;!?]{0,40}?\b(?:supports?|does|handles?|achieves?|allows?|"
-                          r"enables?|provides?)\s+(?:this|that)\b|(?:to\s+)?(?:solve|fix|avoid|work\s+around|get\s+around|address|overcome|prevent)\s+"
-                          r"(?:this|that|it|the\s+(?:problem|issue))\b|in\s+(?:this|that|such\s+a)\s+case\b)|"
-                          r"^(?:为此|对此|这时|此时|这种情况下?|要做到这一?点|(?:要|为了|如需|若要|想要)?(?:解决|避免|规避|绕过|处理)(?:这个|这一?|此|该)(?:问题|情况|限制))", re.I)
+                          r"enables?|provides?)\s+(?:this|that)\b|in\s+(?:this|that|such\s+a)\s+case\b|"
+                          r"为此|对此|这时|此时|这种情况下?|要做到这一?点|" + _SOLVES_SOURCE + ")", re.I)
+# the solving paragraph may come this many units after the one that states the problem, the explanation between
+# ("This failure can have many different root causes, … As a result, kind's log watcher never sees the line …")
+SOLVES_LOOKAHEAD = 4
 # a question that asks which method, function or command does it ("该用哪个方法？") is answered with the means, as a how-to is
 _ASKS_MEANS = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:method|function|command|api|call)s?\b|(?:哪个|哪种|什么)(?:方法|函数|接口|命令|API)", re.I)
 
 
 def _means_referred(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
-    """The paragraph right after units[i] in its section when it opens by referring back to it and names the means in
-    code (a fence, or code in its text)."""
-    if i + 1 >= len(units):
+    """The paragraph that solves the problem units[i] states (`_SOLVES`) and names the means in code (a fence, or code in
+    its text), up to SOLVES_LOOKAHEAD units on in the same run of text; else the paragraph right after units[i] when it
+    opens by referring back to it and names the means in code."""
+    prev, run = units[i], []
+    for unit in units[i + 1 : i + 1 + SOLVES_LOOKAHEAD]:
+        # (the sentences of one paragraph may share a line)
+        if unit.kind not in ("paragraph", "sentence") or unit.heading_path != prev.heading_path or not prev.end_line <= unit.start_line <= prev.end_line + 2:
+            break
+        if (unit.code or has_code_span(unit.text)) and _SOLVES.search(unit.text.lstrip()):
+            return [unit]
+        run.append(unit)
+        prev = unit
+    if not run or not _close_after(units[i], nxt := run[0]):
         return []
-    nxt = units[i + 1]
-    if nxt.kind not in ("paragraph", "sentence") or nxt.heading_path != units[i].heading_path or not _close_after(units[i], nxt):
-        return []
-    return [nxt] if _REFERS_BACK.search(nxt.text.lstrip()) and (nxt.code or has_code_span(nxt.text)) else []
+    return [nxt] if (nxt.code or has_code_span(nxt.text)) and _REFERS_BACK.search(nxt.text.lstrip()) else []
 
 
 # a question that asks which setting, option or flag to use

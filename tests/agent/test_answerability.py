@@ -978,6 +978,31 @@ def test_a_chinese_determiner_is_no_name_that_narrows_the_answer(tmp_path: Path)
     assert "c.ShouldBindBodyWith" in draft.body, draft.body
 
 
+def test_the_paragraph_that_works_around_a_stated_error_is_quoted_with_it(tmp_path: Path) -> None:
+    """kind's rootless page states an error in a fence, explains it in three sentences, then "A workaround to this is to
+    configure Podman to use a different log driver … One option is to use the `k8s-file` log driver:" with its config;
+    "What Podman setting works around that?" quoted the error and the explanation, not the workaround (session 31). The
+    paragraph that opens by solving the stated problem, a few sentences on in the same section, comes with it; one in
+    another section does not."""
+    write(tmp_path, "rootless.md", "# Rootless\n\n## Podman Log Driver\n\n"
+          "When using rootless Podman, kind may fail with the following error even though the cluster appears\nto have started successfully:\n\n"
+          "```\nERROR: failed to create cluster: could not find a log line that matches \"Reached target .*Multi-User System.*\"\n```\n\n"
+          "This failure can have many different root causes, but if it looks like the node container has initialized,\n"
+          "it may be caused by an architectural issue with rootless Podman's log handling. kind monitors cluster\n"
+          "startup by tailing `podman logs`, but in rootless mode Podman uses a userspace log relay. As a result,\n"
+          "kind's log watcher never sees the line and times out.\n\n"
+          "A workaround to this is to configure Podman to use a different log driver so kind can reliably\ntail the logs.\n"
+          "One option is to use the `k8s-file` log driver:\n\n"
+          "```sh\ncat >> ~/.config/containers/containers.conf <<EOF\n[containers]\nlog_driver = \"k8s-file\"\nEOF\n```\n\n"
+          "## Other\n\nA workaround to this is to use `docker` instead.\n")
+    items = [(evidence_from(tmp_path, "rootless.md", 5, 10, score=0.9, tool="vector"), 0.8)]
+    q = ("I'm on rootless Podman and kind create cluster times out waiting for the 'Multi-User System' line, although the node "
+         "container seems to have booted. What Podman setting works around that?")
+    draft = extractive_answer(q, items, UnitCache(tmp_path), term_weights=rare("podman"))  # type: ignore[arg-type]
+    assert 'log_driver = "k8s-file"' in draft.body, draft.body
+    assert "use `docker` instead" not in draft.body, draft.body
+
+
 def test_a_chinese_word_that_asks_is_no_absent_term(tmp_path: Path) -> None:
     """"芸香属原产于哪些地方？": 哪些地方 ("which places", a noun to jieba's dictionary) is what the question asks, not a name
     the KB must write (cmrc2018: such questions were refused as "nothing found about '哪些地方'"); nor are 哪一科, 几位数 or
