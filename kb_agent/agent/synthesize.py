@@ -496,10 +496,12 @@ _VERSION = re.compile(r"\d+(?:\.\d+)+|\bv\d+\b|\d+\s*(?:版|\.x\b)|\b(?:version|
 
 
 # a question that asks which port ("which port does it listen on?", 监控指标在哪个端口？) is answered by a port number: one
-# written beside the word port (`port 9402`, 端口 `10205`, "9229 端口") or after a host's colon (`localhost:5173`), not any
+# written beside the word port (`port 9402`, 端口 `10205`, "9229 端口", a table row's "`SEARCH_GATEWAY_PORT` · Required: no ·
+# Default: `8090`") or after a host's colon (`localhost:5173`), not any
 # number of the page (session 31: cert-manager's metrics page quoted its PodMonitor YAML, not "on port `9402`")
 _ASKS_PORT = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?ports?\b(?!\s+(?:forward\w*|mapping|range)\b)|(?:哪个|哪一个|什么|哪些)端口|端口号?(?:是|为)?(?:多少|几)", re.I)
-_PORT = re.compile(r"(?:\bports?\b|端口)\W{0,3}(?:\w+\W{1,3}){0,4}?`?\d{2,5}\b|\b\d{2,5}`?\s*(?:端口|\(?(?:tcp|udp)\b|/(?:tcp|udp)\b)|"
+_PORT = re.compile(r"(?:(?<![a-z])ports?(?![a-z])|端口)\W{0,6}(?:\w+\W{1,6}){0,4}?`?\d{2,5}\b|"
+                   r"\b\d{2,5}`?\s*(?:端口|\(?(?:tcp|udp)\b|/(?:tcp|udp)\b)|"
                    r"\b(?:port|listen|bind)\w*\s*[:=]\s*[\"']?\d{2,5}\b|[\w\]]:\d{2,5}\b", re.I)
 
 

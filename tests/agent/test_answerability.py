@@ -282,6 +282,8 @@ def test_which_port_is_answered_by_a_port_number_not_any_number() -> None:
     assert amount_gap("Which port does the dev server listen on?", ["Open http://localhost:5173 in a browser."]) == ()
     assert amount_gap("Which port does the dev server listen on?", ["Requires Node.js 18 and 3 ports."]) == ("a port (Which port)",)
     assert amount_gap("runtime 的 gRPC 默认端口是多少？", ["eventMesh.server.grpc.port=10205"]) == ()
+    row = "Variable: `SEARCH_GATEWAY_PORT` · Required: no · Default: `8090` · Description: Listen port for `search-gateway`."
+    assert amount_gap("What port does search-gateway listen on unless configured otherwise?", [row]) == (), "a table row names it"
     assert amount_gap("调试器默认监听哪个端口？", ["默认监听 9229 端口。"]) == ()
     assert amount_gap("How do I set up port forwarding?", ["Use ssh -L."]) == (), "no port number asked"
 
