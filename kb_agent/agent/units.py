@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kb_agent.corpus.blocks import CODE_KINDS, Block, is_code_only, parse_blocks, shortcode_fence
@@ -88,10 +88,12 @@ class AnswerUnit:
     code: str  # a fence (with its ``` lines) or an inline `span`; empty when none
     quote: str  # the cited lines' content, exactly
     heading_path: tuple[str, ...] = ()
+    # where a piece of a long YAML fence sits in it (`archives › format_overrides`): markup shown over the piece, not quoted
+    label: str = ""
 
     @property
     def search_text(self) -> str:
-        return f"{self.text} {self.code}".strip()
+        return f"{self.label} {self.text} {self.code}".strip()
 
     @property
     def has_code(self) -> bool:
@@ -100,8 +102,10 @@ class AnswerUnit:
     def render(self, n: int) -> str:
         """One markdown bullet ending in the marker `[n]`; a fence follows on indented lines."""
         if self.code.startswith(("```", "~~~")):
-            # a fence nothing introduces is labelled with its heading (markup, not quoted text)
+            # a fence nothing introduces is labelled with its place in a YAML fence or its heading (markup, not quoted text)
             head = self.text or (f"*{self.heading_path[-1]}*" if self.heading_path else "*Code*")
+            if not self.text and self.label:
+                head = f"{head} (`{self.label}`)" if self.heading_path else f"`{self.label}`"
             body = "\n".join("  " + ln if ln.strip() else "" for ln in self.code.split("\n"))
             return f"- {head} [{n}]\n{body}"
         parts = [p for p in (self.text, self.code) if p]
@@ -298,7 +302,7 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
                 got[-1] = _unit(path, lines, tail.start_line, field.end, tail.kind, f"{tail.text} {shown_text(' '.join(_prose_lines(lines, blocks, field)))}".strip(), "", crumbs)
             units.extend(got)
             if code_j is not None and _is_code(lines, blocks[code_j]):  # a long fence's later entries
-                units.extend(_unit(path, lines, first, end, "code", "", code, crumbs) for first, end, code in _code_groups(lines, blocks, blocks[code_j])[1:] if shows_code(code))
+                units.extend(_piece(path, lines, blocks[code_j], first, end, code, crumbs) for first, end, code in _code_groups(lines, blocks, blocks[code_j])[1:] if shows_code(code))
         elif _is_code(lines, b):
             tab = _tab_item_above(lines, b.start, wrappers)
             for k, (first, end, code) in enumerate(_code_groups(lines, blocks, b)):
@@ -307,7 +311,7 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
                 if k == 0 and tab is not None:  # `<TabItem value="yarn" label="Yarn">` over the fence: its label says what it is for
                     units.append(_unit(path, lines, tab[0], end, "paragraph", tab[1], code, crumbs))
                 else:
-                    units.append(_unit(path, lines, first, end, "code", "", code, crumbs))
+                    units.append(_piece(path, lines, b, first, end, code, crumbs) if k else _unit(path, lines, first, end, "code", "", code, crumbs))
         elif b.kind == "table":
             units.extend(_row_units(path, lines, blocks, b, crumbs))
         elif b.kind == "html":
@@ -471,6 +475,46 @@ def _transparent(html: list[str]) -> bool:
 def _unit(path: str, lines: list[str], start: int, end: int, kind: UnitKind, text: str, code: str, crumbs: Crumbs) -> AnswerUnit:
     quote = "\n".join(lines[start - 1 : end]).strip()
     return AnswerUnit(path, start, end, kind, text, code, quote, crumbs(start))
+
+
+def _piece(path: str, lines: list[str], b: Block, first: int, end: int, code: str, crumbs: Crumbs) -> AnswerUnit:
+    """A later piece of a long fence as a code unit, labelled with its place when the fence is YAML."""
+    unit = _unit(path, lines, first, end, "code", "", code, crumbs)
+    keys = yaml_key_path(lines, b, first) if b.kind == "fence" and _YAML_FENCE.match(b.text) else []
+    return replace(unit, label=" › ".join(keys)) if keys else unit
+
+
+# a YAML fence's info string (`yaml`, `yml`, GoReleaser's `yaml {filename=".goreleaser.yaml"}`)
+_YAML_FENCE = re.compile(r"^\{?\s*\.?ya?ml\b", re.I)
+# a YAML line that opens a nested block: a key with nothing after its colon but a comment (`format_overrides:`, `- hooks:`)
+_YAML_PARENT = re.compile(r"^\s*(?:-\s+)?([A-Za-z_$][\w.$-]*)\s*:\s*(?:#.*)?$")
+
+
+def yaml_key_path(lines: list[str], b: Block, first: int) -> list[str]:
+    """The keys a piece of a YAML fence sits under, outermost first: from the piece's first line with content, up
+    through the fence's lines to each less indented key that opens a block (session 31: GoReleaser's archives
+    reference quoted `formats: ["zip", "tar.gz"]` without saying it sits under `format_overrides`)."""
+    body = range(b.start + 1, first)  # the fence's lines above the piece (its opening line left out)
+    own = next((lines[k - 1] for k in range(first, b.end) if lines[k - 1].strip() and not lines[k - 1].lstrip().startswith("#")), None)
+    if own is None:
+        return []
+    threshold = len(own) - len(own.lstrip(" "))
+    keys: list[str] = []
+    for k in reversed(body):
+        line = lines[k - 1]
+        bare = line.strip()
+        if not bare or bare.startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if indent >= threshold:
+            continue
+        m = _YAML_PARENT.match(line)
+        if m is not None:
+            keys.insert(0, m.group(1))
+        threshold = indent
+        if indent == 0:
+            break
+    return keys
 
 
 def _ancestors(blocks: tuple[Block, ...], b: Block) -> list[Block]:

@@ -720,6 +720,26 @@ def test_a_code_shortcode_is_a_fence_under_the_sentence_that_introduces_it() -> 
     assert all(not u.code for u in us[3:])
 
 
+def test_a_piece_of_a_long_yaml_fence_is_labelled_with_the_keys_it_sits_under() -> None:
+    """A configuration reference's long YAML fence is quoted a piece at a time; GoReleaser's archives page quoted
+    `formats: ["zip", "tar.gz"]` for "让 Windows 的压缩包用 zip" without saying it goes under `format_overrides` (session 31).
+    A later piece is labelled with the keys it sits under (markup over the fence, not quoted text); the first piece, and a
+    fence in another language, get none."""
+    entries = "".join(f"    # Option {i}.\n    #\n    # Default: {i}.\n    option_{i}: {i}\n\n" for i in range(4))
+    doc = ("# Archives\n\n```yaml\narchives:\n" + entries +
+           "    format_overrides:\n      - # Which GOOS to override the format for.\n        goos: windows\n\n"
+           "        # The formats to use for the given GOOS.\n        #\n        # Valid options are: tar.gz, zip.\n"
+           "        formats: [\"zip\"]\n```\n\n```toml\n[archives]\n" + entries.replace(": ", " = ") + "```\n")
+    us = [u for u in units(doc) if u.code]
+    yaml = [u for u in us if u.code.startswith("```yaml")]
+    assert yaml[0].label == "" and "archives:" in yaml[0].code
+    last = next(u for u in yaml if 'formats: ["zip"]' in u.code)
+    assert last.label == "archives › format_overrides", [(u.start_line, u.label) for u in yaml]
+    assert last.render(1).startswith("- *Archives* (`archives › format_overrides`) [1]\n  ```yaml"), last.render(1)
+    assert "format_overrides" not in last.quote, "the label is no quoted text"
+    assert all(not u.label for u in us if u.code.startswith("```toml"))
+
+
 NOTES = """# Deploy notes
 
 [[_TOC_]]
