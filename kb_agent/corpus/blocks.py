@@ -209,8 +209,8 @@ def _open_myst_admonitions(body: list[str]) -> list[str]:
 # the lines between are code, as in a fence (session 31: kind's cluster configs were read as paragraphs)
 _SHORTCODE_OPEN = re.compile(r"^(\s{0,3})(?:\{\{[<%]\s*(highlight|code(?:[A-Z]\w*|-[\w-]+)?)\b(.*?)(?<!/)\s*[>%]\}\}|\{%-?\s*(highlight)\b(.*?)-?%\})\s*$")
 _LANG_ARG = re.compile(r"""\blang(?:uage)?\s*=\s*["']?([\w+#.-]+)|^\s*["']?([A-Za-z][\w+#.-]*)\b(?![=])""")
-# a shortcode's code may run this many lines before its closer is looked for no further
-SHORTCODE_MAX_LINES = 2000
+# … and the line that closes one: `{{< /highlight >}}`, `{% endhighlight %}`
+_SHORTCODE_CLOSE = re.compile(r"^\s*(?:\{\{[<%]\s*/\s*(highlight|code(?:[A-Z]\w*|-[\w-]+)?)\s*[>%]\}\}|\{%-?\s*end(highlight)\s*-?%\})\s*$")
 
 
 def shortcode_fence(line: str) -> str | None:
@@ -223,29 +223,30 @@ def shortcode_fence(line: str) -> str | None:
     return "```" + ((lang.group(1) or lang.group(2)) if lang else "")
 
 
-def _shortcode_closer(name: str, jekyll: bool) -> re.Pattern[str]:
-    if jekyll:
-        return re.compile(r"^\s*\{%-?\s*end" + re.escape(name) + r"\s*-?%\}\s*$")
-    return re.compile(r"^\s*\{\{[<%]\s*/\s*" + re.escape(name) + r"\s*[>%]\}\}\s*$")
-
-
 def _shortcode_fences(body: list[str]) -> list[str]:
     """`body` with each code shortcode's opening and closing lines written as a fence's (one longer than any backtick run
     inside), so the code between parses as a fence; an opener without its closer stays as it is. The line count never
-    changes."""
+    changes. One pass finds every closer first, so a file of openers without closers costs no more than a plain one."""
     out = list(body)
+    closers: dict[tuple[bool, str], list[int]] = {}  # (Jekyll?, name) → the lines that close it, in order
+    for k, line in enumerate(out):
+        c = _SHORTCODE_CLOSE.match(line)
+        if c is not None:
+            closers.setdefault((c.group(1) is None, c.group(1) or c.group(2)), []).append(k)
+    if not closers:
+        return out
     i = 0
     while i < len(out):
         m = _SHORTCODE_OPEN.match(out[i])
         if m is None:
             i += 1
             continue
-        jekyll = m.group(2) is None
-        closer = _shortcode_closer(m.group(2) or m.group(4), jekyll)
-        end = next((k for k in range(i + 1, min(len(out), i + 1 + SHORTCODE_MAX_LINES)) if closer.match(out[k])), None)
-        if end is None:
+        rows = closers.get((m.group(2) is None, m.group(2) or m.group(4)), [])
+        at = bisect.bisect_right(rows, i)
+        if at == len(rows):
             i += 1
             continue
+        end = rows[at]
         ticks = max([3, *(len(r) + 1 for k in range(i + 1, end) for r in re.findall(r"`{3,}", out[k]))])
         opener = shortcode_fence(out[i]) or "```"
         out[i] = m.group(1) + "`" * ticks + opener[3:]

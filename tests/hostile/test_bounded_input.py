@@ -79,6 +79,10 @@ UNCLOSED = {
     "myst_openers_then_closers": "```{note}\ntext zebracorn\n" * 10000 + "```\n" * 10000,
     "myst_long_openers_short_closers": "````{note}\ntext zebracorn\n```\n" * 15000,
     "nested_admonitions": "".join("    " * (i % 50) + "!!! note\n" for i in range(8000)) + "zebracorn\n",
+    # code shortcodes (Hugo's `{{< highlight >}}`, Jekyll's `{% highlight %}`) whose closer never comes, or comes after all
+    "shortcode_openers_without_closers": "{{< highlight go >}}\ntext zebracorn\n" * 20000,
+    "jekyll_openers_without_closers": "{% highlight ruby %}\ntext zebracorn\n" * 20000,
+    "shortcode_openers_then_closers": "{{< codeFromInline lang=\"yaml\" >}}\ntext zebracorn\n" * 10000 + "{{< /codeFromInline >}}\n" * 10000,
     # links whose end never comes: each `[` began a match that read the rest of the line (a 40,000-character line
     # of `[[` took 211 s to index, of `[a](` minutes)
     "open_wikilinks_one_line": "zebracorn " + "[[" * 20000 + "\n",
