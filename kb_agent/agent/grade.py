@@ -47,7 +47,8 @@ def question_terms(question: str, term_weights: TermWeights | None = None) -> li
         # so are an English question's: "how long does the server keep its statistics?" is about server, keep, statistics
         # (a page that says "for 7 days" writes no "long"), unless the question writes the word again elsewhere
         rest = set(tokenize(_ASKS_AMOUNT_EN.sub(" ", question)))
-        out = [t for t in out if t in rest or t not in set(tokenize(" ".join(_ASKS_AMOUNT_EN.findall(question))))]
+        asked_words = set(tokenize(" ".join(_ASKS_AMOUNT_EN.findall(question))))
+        out = [t for t in out if t in rest or t not in asked_words]
     if isinstance(term_weights, IdfWeights):
         out = [t for t in term_weights.split_unseen(out) if t not in filler]
         if not has_cjk(question):
