@@ -302,16 +302,17 @@ def _parse(path: str, lines: list[str]) -> tuple[list[AnswerUnit], list[int]]:
                 got[-1] = _unit(path, lines, tail.start_line, field.end, tail.kind, f"{tail.text} {shown_text(' '.join(_prose_lines(lines, blocks, field)))}".strip(), "", crumbs)
             units.extend(got)
             if code_j is not None and _is_code(lines, blocks[code_j]):  # a long fence's later entries
-                units.extend(_piece(path, lines, blocks[code_j], first, end, code, crumbs) for first, end, code in _code_groups(lines, blocks, blocks[code_j])[1:] if shows_code(code))
+                units.extend(_later_pieces(path, lines, blocks[code_j], _code_groups(lines, blocks, blocks[code_j])[1:], crumbs))
         elif _is_code(lines, b):
             tab = _tab_item_above(lines, b.start, wrappers)
-            for k, (first, end, code) in enumerate(_code_groups(lines, blocks, b)):
-                if not shows_code(code):
-                    continue
-                if k == 0 and tab is not None:  # `<TabItem value="yarn" label="Yarn">` over the fence: its label says what it is for
+            groups = _code_groups(lines, blocks, b)
+            first, end, code = groups[0]
+            if shows_code(code):
+                if tab is not None:  # `<TabItem value="yarn" label="Yarn">` over the fence: its label says what it is for
                     units.append(_unit(path, lines, tab[0], end, "paragraph", tab[1], code, crumbs))
                 else:
-                    units.append(_piece(path, lines, b, first, end, code, crumbs) if k else _unit(path, lines, first, end, "code", "", code, crumbs))
+                    units.append(_unit(path, lines, first, end, "code", "", code, crumbs))
+            units.extend(_later_pieces(path, lines, b, groups[1:], crumbs))
         elif b.kind == "table":
             units.extend(_row_units(path, lines, blocks, b, crumbs))
         elif b.kind == "html":
@@ -477,11 +478,13 @@ def _unit(path: str, lines: list[str], start: int, end: int, kind: UnitKind, tex
     return AnswerUnit(path, start, end, kind, text, code, quote, crumbs(start))
 
 
-def _piece(path: str, lines: list[str], b: Block, first: int, end: int, code: str, crumbs: Crumbs) -> AnswerUnit:
-    """A later piece of a long fence as a code unit, labelled with its place when the fence is YAML."""
-    unit = _unit(path, lines, first, end, "code", "", code, crumbs)
-    keys = yaml_key_path(lines, b, first) if b.kind == "fence" and _YAML_FENCE.match(b.text) else []
-    return replace(unit, label=" › ".join(keys)) if keys else unit
+def _later_pieces(path: str, lines: list[str], b: Block, groups: list[tuple[int, int, str]], crumbs: Crumbs) -> list[AnswerUnit]:
+    """A long fence's pieces after its first as code units (those that show code), each labelled with its place when
+    the fence is YAML."""
+    shown = [(first, end, code) for first, end, code in groups if shows_code(code)]
+    labels = yaml_key_paths(lines, b, [first for first, _end, _code in shown]) if b.kind == "fence" and _YAML_FENCE.match(b.text) else {}
+    return [replace(unit, label=labels[first]) if labels.get(first) else unit
+            for first, end, code in shown for unit in (_unit(path, lines, first, end, "code", "", code, crumbs),)]
 
 
 # a YAML fence's info string (`yaml`, `yml`, GoReleaser's `yaml {filename=".goreleaser.yaml"}`)
@@ -490,31 +493,28 @@ _YAML_FENCE = re.compile(r"^\{?\s*\.?ya?ml\b", re.I)
 _YAML_PARENT = re.compile(r"^\s*(?:-\s+)?([A-Za-z_$][\w.$-]*)\s*:\s*(?:#.*)?$")
 
 
-def yaml_key_path(lines: list[str], b: Block, first: int) -> list[str]:
-    """The keys a piece of a YAML fence sits under, outermost first: from the piece's first line with content, up
-    through the fence's lines to each less indented key that opens a block (session 31: GoReleaser's archives
-    reference quoted `formats: ["zip", "tar.gz"]` without saying it sits under `format_overrides`)."""
-    body = range(b.start + 1, first)  # the fence's lines above the piece (its opening line left out)
-    own = next((lines[k - 1] for k in range(first, b.end) if lines[k - 1].strip() and not lines[k - 1].lstrip().startswith("#")), None)
-    if own is None:
-        return []
-    threshold = len(own) - len(own.lstrip(" "))
-    keys: list[str] = []
-    for k in reversed(body):
+def yaml_key_paths(lines: list[str], b: Block, firsts: list[int]) -> dict[int, str]:
+    """For each piece of a YAML fence (by its first line, in order), the keys it sits under, outermost first, joined by
+    " › ": the less indented keys that open a block above the piece's first line with content (session 31: GoReleaser's
+    archives reference quoted `formats: ["zip", "tar.gz"]` without saying it sits under `format_overrides`). One pass
+    over the fence, keeping the chain of open lines (an indent and its key, or None for a list dash or a value)."""
+    out: dict[int, str] = {}
+    chain: list[tuple[int, str | None]] = []
+    waiting = 0  # firsts[waiting:] have not met their first line with content yet
+    for k in range(b.start + 1, b.end + 1):
         line = lines[k - 1]
         bare = line.strip()
         if not bare or bare.startswith("#"):
             continue
         indent = len(line) - len(line.lstrip(" "))
-        if indent >= threshold:
-            continue
+        while chain and chain[-1][0] >= indent:
+            chain.pop()
+        while waiting < len(firsts) and firsts[waiting] <= k:
+            out[firsts[waiting]] = " › ".join(key for _indent, key in chain if key)
+            waiting += 1
         m = _YAML_PARENT.match(line)
-        if m is not None:
-            keys.insert(0, m.group(1))
-        threshold = indent
-        if indent == 0:
-            break
-    return keys
+        chain.append((indent, m.group(1) if m else None))
+    return out
 
 
 def _ancestors(blocks: tuple[Block, ...], b: Block) -> list[Block]:

@@ -82,6 +82,8 @@ UNCLOSED = {
     # code shortcodes (Hugo's `{{< highlight >}}`, Jekyll's `{% highlight %}`) whose closer never comes, or comes after all
     "shortcode_openers_without_closers": "{{< highlight go >}}\ntext zebracorn\n" * 20000,
     "jekyll_openers_without_closers": "{% highlight ruby %}\ntext zebracorn\n" * 20000,
+    # a long YAML fence indented under one key: each piece's key path was read back to the fence's top
+    "yaml_fence_under_one_key": "```yaml\ntop:\n" + "  # zebracorn\n  key: value\n\n" * 20000 + "```\n",
     "shortcode_openers_then_closers": "{{< codeFromInline lang=\"yaml\" >}}\ntext zebracorn\n" * 10000 + "{{< /codeFromInline >}}\n" * 10000,
     # links whose end never comes: each `[` began a match that read the rest of the line (a 40,000-character line
     # of `[[` took 211 s to index, of `[a](` minutes)
