@@ -534,13 +534,11 @@ def asking_part(question: str) -> str:
     ("My new worker machine runs sshd on port 10022 rather than 22. How do I join it …?", "我用 https 类型的代理把内网
     nginx 暴露出去，…，怎么把访客的真实 IP 传给本地服务？"). English: the sentences that end with a question mark, else
     the last; Chinese: the clauses with a question word or mark, else the last. The whole question when all of it asks."""
-    sentences = [t.strip() for t in _SENTENCE_END.split(question) if t.strip()]
-    if has_cjk(question):
-        clauses = [c.strip() for t in sentences for c in _CJK_CLAUSE_END.split(t) if c.strip()]
-        asking = [c for c in clauses if _CJK_ASKS.search(c)]
-        return " ".join(asking or clauses[-1:]) or question
-    asking = [t for t in sentences if t.rstrip("\"')»").endswith("?")]
-    return " ".join(asking or sentences[-1:]) or question
+    if not has_cjk(question):
+        return asking_sentences(question)
+    clauses = [c.strip() for t in _SENTENCE_END.split(question) if t.strip() for c in _CJK_CLAUSE_END.split(t.strip()) if c.strip()]
+    asking = [c for c in clauses if _CJK_ASKS.search(c)]
+    return " ".join(asking or clauses[-1:]) or question
 
 
 def asking_sentences(question: str) -> str:
