@@ -4,7 +4,7 @@ grade_evidence, synthesize. Each takes the state and the run's dependencies and 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from kb_agent.agent.state import GRADED, ConversationState, IterationGrade, Retr
 from kb_agent.agent.subjects import comparison_subjects, mention_route, subject_gaps
 from kb_agent.agent.synthesize import (
     Draft,
+    asking_sentences,
     extractive_answer,
     model_sources,
     model_units,
@@ -258,6 +259,23 @@ def tool_exec(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str,
     return {"records": [r.record for r in results], "evidence": evidence}
 
 
+def asked_scores(question: str, items: Sequence[Evidence], term_weights: TermWeights) -> list[float]:
+    """The calibrated scorer's grade of each item for the sentences of the question that ask, when it tells the user's
+    situation first (else zeros): "I keep adding a team=payments label … by hand, and a few minutes later Flux strips
+    it again. What do I have to tell kubectl so my label survives reconciliation?" is answered by a passage on what it
+    asks, which need not retell the situation (session 32: four of five answerable questions refused on new sets were of
+    this shape). These grades decide only what is kept and whether to answer: the kept items keep their order and
+    grades for the whole question, which rank the units the answer quotes."""
+    ask = asking_sentences(question)
+    if ask == question or len(question_terms(ask, term_weights)) < ASKING_MIN_TERMS:
+        return [0.0] * len(items)
+    return deterministic_scores(ask, items, term_weights=term_weights)
+
+
+# the sentences that ask are graded on their own when they hold this many terms ("How?" holds none)
+ASKING_MIN_TERMS = 2
+
+
 def grade_evidence(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]:
     """CRAG: score every item (one batched model call, else the calibrated scorer), drop the weak ones,
     and choose GENERATE / REFINE / RE-RETRIEVE; the iteration cap stops the loop."""
@@ -286,8 +304,13 @@ def grade_evidence(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict
     scores = [max(s, float(it.explain.get(GRADED, 0.0))) for s, it in zip(scores, items)]
     decision = decide(scores, drop_below=deps.drop_below, generate_at=deps.generate_at,
                       reretrieve_below=deps.reretrieve_below, question_pool=question_pool(items))
-    kept = [replace(items[i], explain={**items[i].explain, GRADED: scores[i]}) for i in decision.kept]
-    kept_scores = [scores[i] for i in decision.kept]
+    # the items a question's asking sentences grade as relevant are kept too (asked_scores); whether to search again is
+    # the whole question's call (a refine round finds what the situation names: prometheus.yml's reload by SIGHUP)
+    lifted = scores if grader == "model" else [max(s, a) for s, a in zip(scores, asked_scores(question, items, deps.term_weights or uniform_weights))]
+    keep = decision if lifted == scores else decide(lifted, drop_below=deps.drop_below, generate_at=deps.generate_at,
+                                                    reretrieve_below=deps.reretrieve_below, question_pool=question_pool(items))
+    kept = [replace(items[i], explain={**items[i].explain, GRADED: scores[i]}) for i in keep.kept]
+    kept_scores = [scores[i] for i in keep.kept]
     missing = tuple(missing_keywords(state.get("grep_keywords", []), kept)) if decision.action != "generate" else ()
     action = decision.action
     gaps = subject_gaps(question, kept)
@@ -295,7 +318,7 @@ def grade_evidence(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict
         action = "refine" if action == "generate" else action
         missing = tuple(dict.fromkeys((*gaps, *missing)))
     iteration = state.get("iteration", 1)
-    grade = IterationGrade(iteration, action, decision.mean_score, len(decision.kept), len(decision.dropped), grader, missing)  # type: ignore[arg-type]
+    grade = IterationGrade(iteration, action, decision.mean_score, len(keep.kept), len(keep.dropped), grader, missing)  # type: ignore[arg-type]
     stop = None
     if action == "generate":
         stop = "generate"
@@ -312,7 +335,7 @@ def grade_evidence(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict
         tools_tried = sorted({r.tool for r in state.get("records", [])})
         looked_for = ", ".join(state.get("grep_keywords", [])) or question
         update["missing_hint"] = f"Nothing relevant was found for: {looked_for} (tools tried: {', '.join(tools_tried) or 'none'})."
-    run.detail = f"{grader}: mean {decision.mean_score:.2f}, kept {len(kept)}, dropped {len(decision.dropped)} → {action}" + (f" (stop: {stop})" if stop and stop != "generate" else "")
+    run.detail = f"{grader}: mean {decision.mean_score:.2f}, kept {len(kept)}, dropped {len(keep.dropped)} → {action}" + (f" (stop: {stop})" if stop and stop != "generate" else "")
     return update
 
 
@@ -326,6 +349,8 @@ def synthesize(state: ConversationState, deps: AgentDeps, run: NodeRun) -> dict[
         scores = deterministic_scores(question, items, term_weights=deps.term_weights or uniform_weights)
     selected = select_items(items, scores)
     best = selected[0][1] if selected else 0.0
+    if selected and best < ANSWER_MIN_SCORE and not deps.online:
+        best = max(best, *asked_scores(question, [it for it, _ in selected], deps.term_weights or uniform_weights))
     analysis = analyze_question(question)
     verified: VerifiedAnswer | None = None
     confidence = 0.0
