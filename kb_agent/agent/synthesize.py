@@ -570,11 +570,28 @@ def _amount_asked(question: str) -> tuple[str, Callable[[str], bool]] | None:
         return f"a port ({m.group(0)})", lambda text: _PORT.search(text) is not None
     m = _asking(_ASKS_AMOUNT, question)
     if m is None:
-        return None
+        m = _ASKS_DEFAULT_SPAN.search(question)
+        if m is None or _ASKS_NAME.search(question):
+            return None
+        return f"a value ({m.group(0)})", lambda text: _SPAN_VALUE.search(text) is not None
     if _asking(_ASKS_LIMIT, asking_part(question)) is not None:
         # "每分钟最多能请求多少次？", "what's the maximum length …": a number of the thing is no limit unless it is said to be one
         return f"a limit ({m.group(0)})", lambda text: _AMOUNT.search(text) is not None and _SAYS_LIMIT.search(text) is not None
     return f"a number ({m.group(0)})", lambda text: _AMOUNT.search(text) is not None
+
+
+# "What is the default heartbeat interval between frpc and frps?", "Default request read timeout on an entrypoint?": the
+# default of a timeout, an interval or a lifetime is a value (a number, or "never"); a page that names the setting but
+# gives none does not say it (session 32: frp's heartbeat was answered with its message format and a health check's
+# interval). Not when the question asks for the setting's name ("Is there an environment variable that sets a default
+# timeout …?", "which option sets the default interval?")
+_ASKS_DEFAULT_SPAN = re.compile(r"\bdefault\b[^?.;]{0,40}?\b(?:timeouts?|intervals?|periods?|delays?|ttls?|lifetimes?|expiry|expiration|retention)\b|"
+                                r"\b(?:timeouts?|intervals?|periods?|delays?|ttls?|lifetimes?|expiry|expiration|retention)\b[^?.;]{0,40}?\bby\s+default\b", re.I)
+_ASKS_NAME = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+)?(?:option|flag|setting|variable|key|parameter|field|property|annotation|argument)s?\b|"
+                        r"\bis\s+there\b|\benvironment\s+variable\b", re.I)
+# … a number of its own (`10`, `60s`, `876000h`; not the 64 of `<int64>` or a version's digits) or "never"
+_SPAN_VALUE = re.compile(r"(?<![A-Za-z_.\-/\d])\d+(?:[.,]\d+)?\s*(?:ms|s|m|h|d|w|y)?(?![A-Za-z_\d])|\bnever\b|\bdisabled?\b|"
+                         r"\bno\s+(?:timeout|expiry|expiration|limit)\b|\b(?:one|two|three|five|ten|fifteen|twenty|thirty|sixty)\s+(?:seconds?|minutes?|hours?|days?)\b", re.I)
 
 
 # a question that asks for the most there may be ("最多能设到多少", "the maximum length", "upper limit") …

@@ -1325,3 +1325,21 @@ def test_a_name_only_in_the_situation_says_which_page_not_which_lines(tmp_path: 
     asked = "How do I get the server to pick up a new server.yml without restarting the process?"
     draft2 = extractive_answer(asked, items, UnitCache(tmp_path), exact_terms=find_exact_terms(asked), term_weights=weights)
     assert "SIGHUP" not in draft2.body and "server.yml" in draft2.body, draft2.body
+
+
+def test_the_default_of_a_timeout_or_interval_is_a_value_of_its_own() -> None:
+    """"What is the default heartbeat interval between frpc and frps, and how do I change it?" was answered (session 32)
+    with the heartbeat message's JSON format (`<int64>`) and a health check's interval: a page on heartbeats that never
+    says how often they go. The default of a timeout, an interval or a lifetime is a number of its own or "never"; the
+    digits of a type name or a version are none. A question that asks for the setting's name asks no value."""
+    from kb_agent.agent.synthesize import amount_gap
+
+    q = "What is the default heartbeat interval between frpc and frps, and how do I change it?"
+    assert amount_gap(q, ['Heartbeat from frpc\n{"timestamp": <int64>}', "Since v0.50.0 the default of tls.enable is true."]) == (
+        "a value (default heartbeat interval)",)
+    assert amount_gap(q, ["`transport.heartbeatInterval` sets how often frpc sends a heartbeat to frps; the default is 30."]) == ()
+    assert amount_gap("Default expiration of entries in CacheModule?", ["By default, cached entries never expire."]) == ()
+    assert amount_gap("Default request read timeout on an entrypoint?", ["| `readTimeout` | `60s` | read timeout of an entrypoint |"]) == ()
+    assert amount_gap("the connection timeout is what by default?", ["See the connection timeout setting."]) != ()
+    assert amount_gap("Is there an environment variable that sets a default timeout?", ["COMPOSE_HTTP_TIMEOUT"]) == ()
+    assert amount_gap("Which option sets the default interval?", ["Use `--interval`."]) == ()
