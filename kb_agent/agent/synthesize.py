@@ -573,7 +573,9 @@ def _amount_asked(question: str) -> tuple[str, Callable[[str], bool]] | None:
         m = _ASKS_DEFAULT_SPAN.search(question)
         if m is None or _ASKS_NAME.search(question):
             return None
-        return f"a value ({m.group(0)})", lambda text: _SPAN_VALUE.search(text) is not None
+        # … of what the question names it by (one of its words): the heartbeat's interval, not a health check's
+        named = [t for t in tokenize(m.group("named") or "", drop_stopwords=True) if t not in _SPAN_FILLER]
+        return f"a value ({m.group(0)})", lambda text: _SPAN_VALUE.search(text) is not None and (not named or bool(matching_terms(named, text)))
     if _asking(_ASKS_LIMIT, asking_part(question)) is not None:
         # "每分钟最多能请求多少次？", "what's the maximum length …": a number of the thing is no limit unless it is said to be one
         return f"a limit ({m.group(0)})", lambda text: _AMOUNT.search(text) is not None and _SAYS_LIMIT.search(text) is not None
@@ -585,8 +587,9 @@ def _amount_asked(question: str) -> tuple[str, Callable[[str], bool]] | None:
 # gives none does not say it (session 32: frp's heartbeat was answered with its message format and a health check's
 # interval). Not when the question asks for the setting's name ("Is there an environment variable that sets a default
 # timeout …?", "which option sets the default interval?")
-_ASKS_DEFAULT_SPAN = re.compile(r"\bdefault\b[^?.;]{0,40}?\b(?:timeouts?|intervals?|periods?|delays?|ttls?|lifetimes?|expiry|expiration|retention)\b|"
+_ASKS_DEFAULT_SPAN = re.compile(r"\bdefault\b(?P<named>[^?.;]{0,40}?)\b(?:timeouts?|intervals?|periods?|delays?|ttls?|lifetimes?|expiry|expiration|retention)\b|"
                                 r"\b(?:timeouts?|intervals?|periods?|delays?|ttls?|lifetimes?|expiry|expiration|retention)\b[^?.;]{0,40}?\bby\s+default\b", re.I)
+_SPAN_FILLER = frozenset(tokenize("value setting option config configuration"))
 _ASKS_NAME = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+)?(?:option|flag|setting|variable|key|parameter|field|property|annotation|argument)s?\b|"
                         r"\bis\s+there\b|\benvironment\s+variable\b", re.I)
 # … a number of its own (`10`, `60s`, `876000h`; not the 64 of `<int64>` or a version's digits) or "never"

@@ -1337,6 +1337,7 @@ def test_the_default_of_a_timeout_or_interval_is_a_value_of_its_own() -> None:
     q = "What is the default heartbeat interval between frpc and frps, and how do I change it?"
     assert amount_gap(q, ['Heartbeat from frpc\n{"timestamp": <int64>}', "Since v0.50.0 the default of tls.enable is true."]) == (
         "a value (default heartbeat interval)",)
+    assert amount_gap(q, ["# A health check every 10 seconds\nhealthCheck.intervalSeconds = 10"]) != (), "another thing's interval"
     assert amount_gap(q, ["`transport.heartbeatInterval` sets how often frpc sends a heartbeat to frps; the default is 30."]) == ()
     assert amount_gap("Default expiration of entries in CacheModule?", ["By default, cached entries never expire."]) == ()
     assert amount_gap("Default request read timeout on an entrypoint?", ["| `readTimeout` | `60s` | read timeout of an entrypoint |"]) == ()
