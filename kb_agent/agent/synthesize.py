@@ -342,7 +342,7 @@ def extractive_answer(
             ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text) or page_name(s.unit.path).lower() in words
                       or s.unit.path in on_page] or ranked
         q_terms = question_terms(question, term_weights)
-        chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache)
+        chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache, evict=not subjects)
         if not subjects:
             chosen = _show_how(question, chosen, ranked, everything, term_weights)
         steps = _ASKS_STEPS.search(question) is not None
@@ -1075,6 +1075,12 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
     out = list(chosen)
     if sum(1 for c in out if not c.listed) >= MAX_UNITS:
         out.remove(min(out, key=lambda c: c.score))
+    # within the length cap too: the weakest units make room (a list's items stay with their intro)
+    while sum(c.unit.size for c in out) + show.unit.size > MAX_ANSWER_CHARS:
+        weak = [c for c in out if not c.listed]
+        if not weak:
+            return chosen
+        out.remove(min(weak, key=lambda c: c.score))
     return _reading_order([*out, show])
 
 
@@ -1546,10 +1552,13 @@ SHORT_LIST_CHARS = 240
 _INTRO_END = re.compile(r"[:：]\s*(\*\*|__)?\s*(\[\d+\])?\s*$")
 
 
-def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredUnit]:
+def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache, *, evict: bool = False) -> list[ScoredUnit]:
     """A chosen sentence that ends in a colon and carries no code introduces what follows it: the list
     items right under it join the answer (in order, within the length cap). A strong intro (LISTED_MIN)
-    and its items are one unit ("Keep these rules in mind:" + the rules); a weaker one's items take free slots."""
+    and its items are one unit ("Keep these rules in mind:" + the rules); a weaker one's items take free slots.
+    With `evict`, the answer's best unit's items take the place of weaker units (below LISTED_MIN of it) that the
+    length cap leaves no room beside them: "you need to open the ports for internal cluster communication, including:"
+    then 4370, 5370, 5369 — not 4370 and a Docker example further down the page (session 32)."""
     out = list(chosen)
     top = max((c.score for c in chosen), default=0.0)
     for s in chosen:
@@ -1576,13 +1585,27 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
             if any(c.unit == t for c in out):  # already quoted for its own words: the list goes on after it
                 continue
             if not _fits(out, extra):
-                break
+                if not (evict and s.score >= top and _evict_for(out, extra, keep=(s.unit, *under), below=LISTED_MIN * top)):
+                    break
             out.append(extra)
         else:  # the whole list fitted: its short closing line comes with it
             close = _closing_line(units, u, under)
             if close is not None and not any(c.unit == close for c in out) and _fits(out, closing := ScoredUnit(s.score, s.body_cov, s.grade, close, listed=True)):
                 out.append(closing)
     return _reading_order(out) if out != chosen else chosen
+
+
+def _evict_for(out: list[ScoredUnit], extra: ScoredUnit, *, keep: Sequence[AnswerUnit], below: float) -> bool:
+    """Drop the weakest units of `out` that score under `below` (never those of `keep`, nor a list's items) until
+    `extra` fits; True when it does, else `out` is left as it was."""
+    trial = list(out)
+    while not _fits(trial, extra):
+        weak = [c for c in trial if c.score < below and not c.listed and c.unit not in keep]
+        if not weak:
+            return False
+        trial.remove(min(weak, key=lambda c: c.score))
+    out[:] = trial
+    return True
 
 
 # a line this short that ends without a stop opens what follows it ("1 byte file will encrypt to" + a list of its parts),

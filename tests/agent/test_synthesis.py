@@ -1116,3 +1116,43 @@ def test_a_side_named_with_where_it_is_is_the_thing_itself(tmp_path: Path) -> No
     items = [(evidence_from(tmp_path, "kubernetes.md", 1, 8, score=0.9, tool="x"), 0.8)]
     draft = extractive_answer("想跳过某个 Pod 的日志，Pod 上和过滤器里分别要怎么配？", items, UnitCache(tmp_path))
     assert "fluentbit.io/exclude" in draft.body and not draft.uncovered, (draft.body, draft.uncovered)
+
+
+PORTS = """# Cluster
+
+## Network
+
+If there is a firewall between the nodes, open the ports for internal cluster communication, including:
+
+- **4370**: Erlang distribution
+- **5370**: RPC on physical machines
+- **5369**: RPC in Docker
+
+## Docker
+
+When several nodes run in Docker on one host, the first node has already taken ports such as 1883, so no port is
+mapped for the second node: the nodes reach each other over the Docker network by their aliases, as long as every
+node joins the same network before it starts, and the ports stay closed to the outside world, as you want them for a
+test setup on a laptop.
+
+If you run the nodes on Docker across several physical machines, more setup is needed: the ports the nodes use to
+talk to each other must be mapped on every machine, and each node must advertise an address the others reach;
+without it, the nodes find each other's ports closed and split into one-node groups after a restart.
+
+For the open source edition, start the second node with the seeds of both nodes, on the same network as the first,
+under the alias the seeds name, and with the same cookie as the first node, or it never joins: the cookie is checked
+before anything else is exchanged, and a node with another cookie is refused without a word in the log of either.
+"""
+
+
+def test_the_best_units_list_takes_the_place_of_weaker_units_the_length_cap_leaves_no_room_beside(tmp_path: Path) -> None:
+    """"Which ports must be open between cluster nodes?" quoted "…open the ports for internal cluster communication,
+    including:" with its first item only (4370), and Docker paragraphs further down the page took the room of 5370 and
+    5369 (session 32). The answer's best unit's list comes whole in place of weaker units, and the line added after it for
+    the number asked (a port named in a paragraph, `_show_how`) makes room within the length cap too."""
+    write(tmp_path, "cluster.md", PORTS)
+    n = len(PORTS.split("\n"))
+    draft = extractive_answer("Which ports must be open between cluster nodes?",
+                              [(evidence_from(tmp_path, "cluster.md", 1, n, score=0.9, tool="x"), 0.9)], UnitCache(tmp_path))
+    assert all(p in draft.body for p in ("4370", "5370", "5369")), draft.body
+    assert len("".join(s.quote for s in draft.sources)) <= MAX_ANSWER_CHARS
