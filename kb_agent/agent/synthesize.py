@@ -4,6 +4,7 @@ model's sources (the same units), and word the 'not in the knowledge base' reply
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -1072,16 +1073,9 @@ def _show_how(question: str, chosen: list[ScoredUnit], ranked: list[ScoredUnit],
     # the one in the section of a quoted sentence first (the command under the sentence that explains it), then one under
     # a how-to heading, then the best
     show = next((s for s in shown if (s.unit.path, s.unit.heading_path) in sections), None) or next((s for s in shown if how_section(s)), shown[0])
-    out = list(chosen)
-    if sum(1 for c in out if not c.listed) >= MAX_UNITS:
-        out.remove(min(out, key=lambda c: c.score))
-    # within the length cap too: the weakest units make room (a list's items stay with their intro)
-    while sum(c.unit.size for c in out) + show.unit.size > MAX_ANSWER_CHARS:
-        weak = [c for c in out if not c.listed]
-        if not weak:
-            return chosen
-        out.remove(min(weak, key=lambda c: c.score))
-    return _reading_order([*out, show])
+    # in place of the weakest units, within the slots and the length cap (a list's items go with their intro)
+    out = _room_for(chosen, show)
+    return chosen if out is None else _reading_order([*out, show])
 
 
 def _subject_queue(ranked: list[ScoredUnit], subjects: Sequence[str], subject: str, terms: Sequence[str] = (),
@@ -1585,8 +1579,10 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache, *, evict: bool 
             if any(c.unit == t for c in out):  # already quoted for its own words: the list goes on after it
                 continue
             if not _fits(out, extra):
-                if not (evict and s.score >= top and _evict_for(out, extra, keep=(s.unit, *under), below=LISTED_MIN * top)):
+                room = _room_for(out, extra, below=LISTED_MIN * top, keep=(s.unit, *under)) if evict and s.score >= top else None
+                if room is None:
                     break
+                out[:] = room
             out.append(extra)
         else:  # the whole list fitted: its short closing line comes with it
             close = _closing_line(units, u, under)
@@ -1595,17 +1591,26 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache, *, evict: bool 
     return _reading_order(out) if out != chosen else chosen
 
 
-def _evict_for(out: list[ScoredUnit], extra: ScoredUnit, *, keep: Sequence[AnswerUnit], below: float) -> bool:
-    """Drop the weakest units of `out` that score under `below` (never those of `keep`, nor a list's items) until
-    `extra` fits; True when it does, else `out` is left as it was."""
-    trial = list(out)
-    while not _fits(trial, extra):
-        weak = [c for c in trial if c.score < below and not c.listed and c.unit not in keep]
+def _room_for(out: list[ScoredUnit], extra: ScoredUnit, *, below: float = math.inf, keep: Sequence[AnswerUnit] = ()) -> list[ScoredUnit] | None:
+    """`out` with its weakest quoted blocks dropped until `extra` fits the answer's slots (MAX_UNITS) and length cap, or None
+    when it cannot. A block is a unit with the list items or fence that ride on it (listed units right after it on its
+    page): they go together. Only blocks whose unit scores under `below` and holds none of `keep` are dropped."""
+    blocks: list[list[ScoredUnit]] = []
+    for c in _reading_order(out):
+        if c.listed and blocks and blocks[-1][0].unit.path == c.unit.path:
+            blocks[-1].append(c)
+        else:
+            blocks.append([c])
+    def fits() -> bool:
+        kept = [c for b in blocks for c in b]
+        return (extra.listed or sum(1 for c in kept if not c.listed) < MAX_UNITS) and sum(c.unit.size for c in kept) + extra.unit.size <= MAX_ANSWER_CHARS
+
+    while not fits():
+        weak = [b for b in blocks if b[0].score < below and not any(c.unit in keep for c in b)]
         if not weak:
-            return False
-        trial.remove(min(weak, key=lambda c: c.score))
-    out[:] = trial
-    return True
+            return None
+        blocks.remove(min(weak, key=lambda b: b[0].score))
+    return [c for b in blocks for c in b]
 
 
 # a line this short that ends without a stop opens what follows it ("1 byte file will encrypt to" + a list of its parts),
