@@ -4,7 +4,6 @@ model's sources (the same units), and word the 'not in the knowledge base' reply
 
 from __future__ import annotations
 
-import math
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -343,7 +342,7 @@ def extractive_answer(
             ranked = [s for s in ranked if matching_terms(focus, _home(s.unit) + " " + s.unit.search_text) or page_name(s.unit.path).lower() in words
                       or s.unit.path in on_page] or ranked
         q_terms = question_terms(question, term_weights)
-        chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache, evict=not subjects)
+        chosen = _complete_intros(_choose(ranked, subjects, q_terms, cache, term_weights(q_terms) if q_terms else {}), cache)
         if not subjects:
             chosen = _show_how(question, chosen, ranked, everything, term_weights)
         steps = _ASKS_STEPS.search(question) is not None
@@ -1546,13 +1545,10 @@ SHORT_LIST_CHARS = 240
 _INTRO_END = re.compile(r"[:：]\s*(\*\*|__)?\s*(\[\d+\])?\s*$")
 
 
-def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache, *, evict: bool = False) -> list[ScoredUnit]:
+def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredUnit]:
     """A chosen sentence that ends in a colon and carries no code introduces what follows it: the list
     items right under it join the answer (in order, within the length cap). A strong intro (LISTED_MIN)
-    and its items are one unit ("Keep these rules in mind:" + the rules); a weaker one's items take free slots.
-    With `evict`, the answer's best unit's items take the place of weaker units (below LISTED_MIN of it) that the
-    length cap leaves no room beside them: "you need to open the ports for internal cluster communication, including:"
-    then 4370, 5370, 5369 — not 4370 and a Docker example further down the page (session 32)."""
+    and its items are one unit ("Keep these rules in mind:" + the rules); a weaker one's items take free slots."""
     out = list(chosen)
     top = max((c.score for c in chosen), default=0.0)
     for s in chosen:
@@ -1579,10 +1575,7 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache, *, evict: bool 
             if any(c.unit == t for c in out):  # already quoted for its own words: the list goes on after it
                 continue
             if not _fits(out, extra):
-                room = _room_for(out, extra, below=LISTED_MIN * top, keep=(s.unit, *under)) if evict and s.score >= top else None
-                if room is None:
-                    break
-                out[:] = room
+                break
             out.append(extra)
         else:  # the whole list fitted: its short closing line comes with it
             close = _closing_line(units, u, under)
@@ -1591,25 +1584,25 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache, *, evict: bool 
     return _reading_order(out) if out != chosen else chosen
 
 
-def _room_for(out: list[ScoredUnit], extra: ScoredUnit, *, below: float = math.inf, keep: Sequence[AnswerUnit] = ()) -> list[ScoredUnit] | None:
+def _room_for(out: list[ScoredUnit], extra: ScoredUnit) -> list[ScoredUnit] | None:
     """`out` with its weakest quoted blocks dropped until `extra` fits the answer's slots (MAX_UNITS) and length cap, or None
     when it cannot. A block is a unit with the list items or fence that ride on it (listed units right after it on its
-    page): they go together. Only blocks whose unit scores under `below` and holds none of `keep` are dropped."""
+    page): they go together. (Session 32: `_show_how` added its unit past the length cap; an answer of 1,243 characters.)"""
     blocks: list[list[ScoredUnit]] = []
     for c in _reading_order(out):
         if c.listed and blocks and blocks[-1][0].unit.path == c.unit.path:
             blocks[-1].append(c)
         else:
             blocks.append([c])
+
     def fits() -> bool:
         kept = [c for b in blocks for c in b]
         return (extra.listed or sum(1 for c in kept if not c.listed) < MAX_UNITS) and sum(c.unit.size for c in kept) + extra.unit.size <= MAX_ANSWER_CHARS
 
     while not fits():
-        weak = [b for b in blocks if b[0].score < below and not any(c.unit in keep for c in b)]
-        if not weak:
+        if len(blocks) < 2:  # the answer keeps at least one of its own
             return None
-        blocks.remove(min(weak, key=lambda b: b[0].score))
+        blocks.remove(min(blocks, key=lambda b: b[0].score))
     return [c for b in blocks for c in b]
 
 
