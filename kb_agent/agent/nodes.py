@@ -31,6 +31,7 @@ from kb_agent.agent.schemas import GradeBatch, RouteDecision, SynthesizedAnswer
 from kb_agent.agent.state import GRADED, ConversationState, IterationGrade, RetrievalState
 from kb_agent.agent.subjects import comparison_subjects, mention_route, subject_gaps
 from kb_agent.agent.synthesize import (
+    ASKING_MIN_TERMS,
     Draft,
     asking_sentences,
     extractive_answer,
@@ -270,10 +271,6 @@ def asked_scores(question: str, items: Sequence[Evidence], term_weights: TermWei
     if ask == question or len(question_terms(ask, term_weights)) < ASKING_MIN_TERMS:
         return [0.0] * len(items)
     return deterministic_scores(ask, items, term_weights=term_weights)
-
-
-# the sentences that ask are graded on their own when they hold this many terms ("How?" holds none)
-ASKING_MIN_TERMS = 2
 
 
 def grade_evidence(state: RetrievalState, deps: AgentDeps, run: NodeRun) -> dict[str, Any]:

@@ -770,7 +770,22 @@ ANSWER_MIN_COVERAGE = 1 / 3
 def coverage_gap(question: str, shown: Sequence[str], term_weights: TermWeights) -> tuple[str, ...]:
     """(the question's words the answer does not hold,) when the shown units hold less than
     ANSWER_MIN_COVERAGE of the question's weighted words, else (). Not for a Chinese question answered
-    from English pages (its words are matched through glosses, too loosely to count)."""
+    from English pages (its words are matched through glosses, too loosely to count). A question that tells its
+    situation before it asks is covered when the sentences that ask are (`asking_sentences`, as the grader reads it:
+    nodes.asked_scores): "…without the operator. What request do I send to metasrv first …?" is not asked about the
+    operator."""
+    gap = _coverage_gap(question, shown, term_weights)
+    ask = asking_sentences(question)
+    if gap and ask != question and len(question_terms(ask, term_weights)) >= ASKING_MIN_TERMS and not _coverage_gap(ask, shown, term_weights):
+        return ()
+    return gap
+
+
+# the sentences of a question that ask are read on their own when they hold this many terms ("How?" holds none)
+ASKING_MIN_TERMS = 2
+
+
+def _coverage_gap(question: str, shown: Sequence[str], term_weights: TermWeights) -> tuple[str, ...]:
     if has_cjk(question) and not any(has_cjk(text) for text in shown):
         return ()
     terms = question_terms(question, term_weights)

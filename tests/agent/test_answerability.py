@@ -1344,3 +1344,24 @@ def test_the_default_of_a_timeout_or_interval_is_a_value_of_its_own() -> None:
     assert amount_gap("the connection timeout is what by default?", ["See the connection timeout setting."]) != ()
     assert amount_gap("Is there an environment variable that sets a default timeout?", ["COMPOSE_HTTP_TIMEOUT"]) == ()
     assert amount_gap("Which option sets the default interval?", ["Use `--interval`."]) == ()
+
+
+def test_a_question_that_tells_its_situation_first_is_covered_by_what_it_asks(tmp_path: Path) -> None:
+    """"We're rolling new Datanode binaries out by hand, without the operator. What request do I send to metasrv first
+    …?" was refused as "nothing found about 're rolling new binaries without request send first upgrade'" (session 32):
+    the page that says which request to send does not retell the user's situation. The sentences that ask are enough;
+    a unit that holds neither the situation nor the ask still leaves the gap."""
+    from kb_agent.agent.synthesize import coverage_gap
+
+    write(tmp_path, "admin/maintenance.md", "# Maintenance mode\n\nBefore you upgrade datanodes, enable maintenance mode on "
+          "metasrv so it does not fail regions over:\n\n```bash\ncurl -X POST http://metasrv:4000/admin/maintenance/enable\n```\n")
+    write(tmp_path, "ops/rollout.md", "# Rollout\n\nThe operator rolls binaries out to every node, by hand or on a schedule, "
+          "without downtime; the laptop and the office network play no part.\n")
+    with indexed_weights(tmp_path) as (_r, weights):
+        unit = "Before you upgrade datanodes, enable maintenance mode on metasrv so it does not fail regions over: " \
+               "curl -X POST http://metasrv:4000/admin/maintenance/enable"
+        q = ("Our office laptop network schedule rolls the binaries out by hand, without the operator, on every node. "
+             "Which request do I send to metasrv before I upgrade the datanodes?")
+        assert coverage_gap(q, [unit], weights) == ()
+        assert coverage_gap(q, ["Grafana dashboards show the cluster's health."], weights) != ()
+        assert coverage_gap(q.split(". ")[0] + ".", [unit], weights) != (), "the situation alone is not covered by the ask's answer"
