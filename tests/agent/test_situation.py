@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from kb_agent.agent.answer import Answer
 from kb_agent.agent.engine import Engine
 from kb_agent.index.build import build_index
 from kb_agent.settings import Settings
@@ -50,14 +51,17 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return settings
 
 
-def test_a_question_that_tells_its_situation_first_is_answered_for_what_it_asks(kb: Settings) -> None:
-    q = ("Our on-call engineer adds a team label to the payments Deployment during the morning traffic spike, and a few "
-         "minutes later the reconciler strips it again from the dashboard. How do I keep a label I add by hand?")
+def ask(kb: Settings, question: str) -> Answer:
     engine = Engine(kb)
     try:
-        answer = engine.answer_query(q)
+        return engine.answer_query(question)
     finally:
         engine.close()
+
+
+def test_a_question_that_tells_its_situation_first_is_answered_for_what_it_asks(kb: Settings) -> None:
+    answer = ask(kb, "Our on-call engineer adds a team label to the payments Deployment during the morning traffic spike, and "
+                     "a few minutes later the reconciler strips it again from the dashboard. How do I keep a label I add by hand?")
     assert answer.found, (answer.stop_reason, answer.fallback_reason)
     assert "flux-client-side-apply" in answer.text
     assert any(c.path == "faq.md" for c in answer.citations)
@@ -66,11 +70,6 @@ def test_a_question_that_tells_its_situation_first_is_answered_for_what_it_asks(
 def test_the_situation_does_not_make_an_unanswered_ask_answered(kb: Settings) -> None:
     """The asking sentence is graded on its own, never the situation: a page that retells the situation but not what
     is asked answers nothing."""
-    q = ("Our on-call engineer watches the payments Deployment during the morning traffic spike on the dashboard. "
-         "How do I rotate the certificate of the ingress?")
-    engine = Engine(kb)
-    try:
-        answer = engine.answer_query(q)
-    finally:
-        engine.close()
+    answer = ask(kb, "Our on-call engineer watches the payments Deployment during the morning traffic spike on the dashboard. "
+                     "How do I rotate the certificate of the ingress?")
     assert not answer.found, answer.text
