@@ -183,6 +183,10 @@ SET_CORPORA = {
     "s31_certmgr": ("s31_certmgr.jsonl", "/work/evaldata/s31/certmgr"),
     "s31_karmada": ("s31_karmada.jsonl", "/work/evaldata/s31/karmada"),
     "s31_zellij": ("s31_zellij.jsonl", "/work/evaldata/s31/zellij"),
+    "s32_k3d": ("s32_k3d.jsonl", "/work/evaldata/s32/k3d"),
+    "s32_flux": ("s32_flux.jsonl", "/work/evaldata/s32/flux"),
+    "s32_emqx": ("s32_emqx.jsonl", "/work/evaldata/s32/emqx"),
+    "s32_greptime": ("s32_greptime.jsonl", "/work/evaldata/s32/greptime"),
 }
 SPAN_MAX_LINES = 80  # issue 9: a span hit must point at the lines, not at a whole long file
 SEARCH_K = 10  # what `kb search` shows by default

@@ -131,6 +131,10 @@ CORPORA = {
     "s31_certmgr.jsonl": Path("/work/evaldata/s31/certmgr"),
     "s31_karmada.jsonl": Path("/work/evaldata/s31/karmada"),
     "s31_zellij.jsonl": Path("/work/evaldata/s31/zellij"),
+    "s32_k3d.jsonl": Path("/work/evaldata/s32/k3d"),
+    "s32_flux.jsonl": Path("/work/evaldata/s32/flux"),
+    "s32_emqx.jsonl": Path("/work/evaldata/s32/emqx"),
+    "s32_greptime.jsonl": Path("/work/evaldata/s32/greptime"),
 }
 LANGS = {"en", "zh"}
 QUERY_TYPES = {"exact", "conceptual", "relational", "file_discovery"}
