@@ -1209,15 +1209,22 @@ def _take(chosen: list[ScoredUnit], queue: list[ScoredUnit], n: int, cache: Unit
 _GOES_ON = re.compile(r"^(?:\*\*|__)?(?:and|then|next|afterwards|after that|finally)\b[\s,]|^(?:然后|接着|随后|之后|再)", re.I)
 
 
+# a paragraph that draws the conclusion of the one above it: "…如果直接关闭节点，节点上的连接和会话将会丢失…" then "因此 EMQX 提供了
+# 节点疏散功能，以帮助您在关闭节点前将…迁移到集群其他节点" — what the thing is for (session 32)
+_CONCLUDES = re.compile(r"^(?:因此|所以|为此|于是)|^(?:therefore|thus|hence|this is why|that is why|that's why)\b", re.I)
+
+
 def _add_next_step(chosen: list[ScoredUnit], s: ScoredUnit, cache: UnitCache | None) -> None:
     """After a chosen unit with code, the sentence right under it in its section that goes on with its
-    step ("And …", "Then …", 然后 …) joins the answer as part of that unit, when it fits."""
+    step ("And …", "Then …", 然后 …) joins the answer as part of that unit, when it fits; after a paragraph, the
+    paragraph right under it that draws its conclusion ("Therefore …", 因此 …)."""
     u = s.unit
-    if cache is None or not u.code:
+    if cache is None or not (u.code or u.kind in _SECTION_PROSE):
         return
+    goes_on = _GOES_ON if u.code else _CONCLUDES
     nxt = next((t for t in cache.file_units(u.path) if t.start_line > u.end_line), None)
     if (nxt is None or nxt.start_line > u.end_line + 2 or nxt.heading_path != u.heading_path
-            or not _GOES_ON.search(nxt.text) or any(c.unit == nxt for c in chosen)):
+            or not goes_on.search(nxt.text) or any(c.unit == nxt for c in chosen)):
         return
     step = ScoredUnit(s.score, s.body_cov, s.grade, nxt, listed=True)
     if _fits(chosen, step):

@@ -1154,3 +1154,41 @@ def test_the_unit_that_gives_the_asked_number_joins_within_the_length_cap(tmp_pa
     assert "at most 5 attempts" in draft.body, draft.body
     units = {u.start_line: u for u in cache.file_units("client.md")}
     assert sum(units[s.start_line].size for s in draft.sources) <= MAX_ANSWER_CHARS
+
+
+EVACUATION_ZH = """# 节点疏散与集群负载重平衡
+
+MQTT 是有状态的长连接接入协议，因此集群节点的升级、维护和扩容将变得更有挑战性。
+
+## 节点疏散
+
+在需要对集群中的某个节点进行维护或升级操作时，如果直接关闭节点，节点上的连接和会话将会丢失，还会造成大量设备的下线重连。
+
+因此 EMQX 提供了节点疏散功能，以帮助您在关闭节点前将节点所有连接与会话数据迁移到集群其他节点。
+
+## 集群负载重平衡
+
+即使在节点扩容后，现有节点的连接也不会自动切换到新增节点中，新增节点会长时间处于负载不足的状态。
+
+此时，您需要手动进行集群负载重平衡，将高负载节点迁移到低负载节点。
+"""
+
+
+def test_the_paragraph_that_draws_the_conclusion_comes_with_the_one_above_it(tmp_path: Path) -> None:
+    """"节点疏散和集群负载重平衡有什么区别？" quoted the definition of 节点疏散 (what goes wrong when a node is shut down) but not
+    the paragraph under it that says what the feature is for, "因此 EMQX 提供了节点疏散功能，以帮助您在关闭节点前…" (session 32).
+    A paragraph that opens with 因此 / "Therefore" right under a quoted one joins it, as "And …" joins a command."""
+    from kb_agent.agent.synthesize import ScoredUnit, _add_next_step
+
+    write(tmp_path, "rebalancing.md", EVACUATION_ZH)
+    cache = UnitCache(tmp_path)
+    units = cache.file_units("rebalancing.md")
+    definition = next(u for u in units if "在需要对集群中的某个节点" in u.text)
+    chosen = [ScoredUnit(1.0, 0.5, 0.9, definition)]
+    _add_next_step(chosen, chosen[0], cache)
+    assert [c.unit.start_line for c in chosen] == [definition.start_line, definition.end_line + 2], [c.unit.text for c in chosen]
+    assert chosen[1].unit.text.startswith("因此 EMQX 提供了节点疏散功能") and chosen[1].listed
+    rebalance = next(u for u in units if "即使在节点扩容后" in u.text)
+    chosen = [ScoredUnit(1.0, 0.5, 0.9, rebalance)]
+    _add_next_step(chosen, chosen[0], cache)
+    assert len(chosen) == 1, "此时 … draws no conclusion"
