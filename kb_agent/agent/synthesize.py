@@ -1247,14 +1247,15 @@ def _add_means(chosen: list[ScoredUnit], cache: UnitCache) -> None:
     best = max((c.score for c in chosen), default=0.0)
     for s in list(chosen):
         u = s.unit
-        if u.kind not in ("sentence", "paragraph", "definition"):
+        if u.kind not in ("sentence", "paragraph", "definition", "item"):
             continue
         units, i = _in_file(cache, u)
         if i < 0:
             continue
         # the list of means only under the answer's best unit (a weaker one's list is another topic's settings); a unit
-        # that shows code already (the error it states, in a fence) is followed only by the paragraph that solves it
-        follow = [] if u.code else (_means_sentences(units, i) if u.kind == "sentence" else []) or (_means_list(units, i) if s.score >= best else [])
+        # that shows code already (the error it states, in a fence), or a list item ("- Problem: …"), is followed only by
+        # the paragraph or item that solves it
+        follow = [] if u.code or u.kind == "item" else (_means_sentences(units, i) if u.kind == "sentence" else []) or (_means_list(units, i) if s.score >= best else [])
         # the paragraph that says how, referring back to a quoted unit, takes the place of weaker units from any file
         referred = not follow and bool(follow := _means_referred(units, i))
         _place_run(chosen, s, follow, keep_files=not referred)
@@ -1345,7 +1346,11 @@ def _means_sentences(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
 _SOLVES_SOURCE = (r"(?:to\s+)?(?:solve|fix|avoid|work\s+around|get\s+around|address|overcome|prevent)\s+(?:this|that|it|the\s+(?:problem|issue))\b|"
                   r"(?:an?|one|the|another|a\s+possible|the\s+only)\s+(?:workaround|solution|fix|remedy)\s+(?:to|for)\s+(?:this|that|it)\b|"
                   r"(?:要|为了|如需|若要|想要)?(?:解决|避免|规避|绕过|处理)(?:这个|这一?|此|该)(?:问题|情况|限制)")
-_SOLVES = re.compile(f"^(?:{_SOLVES_SOURCE})", re.I)
+# … or is labelled as the solution, as FAQ and troubleshooting pages write it under a "Problem:" line ("- Possible Solution:
+# Mounting the CA Certificate … via `k3d cluster create --volume …`", "**Solution**: Configure …", 解决方法：; session 32)
+_SOLUTION_LABEL = (r"(?:\*\*)?(?:possible\s+|suggested\s+)?(?:solutions?|fix|workaround|resolution)(?:\*\*)?\s*[:：]|"
+                   r"(?:\*\*)?(?:解决方法|解决方案|解决办法|处理方法)(?:\*\*)?\s*[:：]")
+_SOLVES = re.compile(f"^(?:{_SOLVES_SOURCE}|{_SOLUTION_LABEL})", re.I)
 # … or that opens by referring back to the one above ("GoReleaser supports this with the `--snapshot` flag …" under
 # "Sometimes we want to generate a full build … but neither validate anything nor upload it")
 _REFERS_BACK = re.compile(r"^(?:(?:this|that|it)\b|(?:to\s+do|for)\s+(?:this|that|so)\b|[^.:;!?]{0,40}?\b(?:supports?|does|handles?|achieves?|allows?|"
@@ -1359,19 +1364,20 @@ _ASKS_MEANS = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:method|function|comm
 
 
 def _means_referred(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
-    """The paragraph that solves the problem units[i] states (`_SOLVES`) and names the means in code (a fence, or code in
-    its text), up to SOLVES_LOOKAHEAD units on in the same run of text; else the paragraph right after units[i] when it
-    opens by referring back to it and names the means in code."""
+    """The paragraph (or list item) that solves the problem units[i] states (`_SOLVES`) and names the means in code (a
+    fence, or code in its text), up to SOLVES_LOOKAHEAD units on in the same run of text; else the paragraph right after
+    units[i] when it opens by referring back to it and names the means in code."""
     prev, run = units[i], []
     for unit in units[i + 1 : i + 1 + SOLVES_LOOKAHEAD]:
         # (the sentences of one paragraph may share a line)
-        if unit.kind not in ("paragraph", "sentence") or unit.heading_path != prev.heading_path or not prev.end_line <= unit.start_line <= prev.end_line + 2:
+        if unit.kind not in ("paragraph", "sentence", "item") or unit.heading_path != prev.heading_path or not prev.end_line <= unit.start_line <= prev.end_line + 2:
             break
         if (unit.code or has_code_span(unit.text)) and _SOLVES.search(unit.text.lstrip()):
             return [unit]
         run.append(unit)
         prev = unit
-    if not run or not _close_after(units[i], nxt := run[0]):
+    # a list item ("- Problem: …") is followed only by the one labelled as its solution
+    if not run or units[i].kind == "item" or not _close_after(units[i], nxt := run[0]):
         return []
     return [nxt] if (nxt.code or has_code_span(nxt.text)) and _REFERS_BACK.search(nxt.text.lstrip()) else []
 

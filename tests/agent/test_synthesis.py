@@ -1192,3 +1192,37 @@ def test_the_paragraph_that_draws_the_conclusion_comes_with_the_one_above_it(tmp
     chosen = [ScoredUnit(1.0, 0.5, 0.9, rebalance)]
     _add_next_step(chosen, chosen[0], cache)
     assert len(chosen) == 1, "此时 … draws no conclusion"
+
+
+FAQ_PROBLEMS = """# FAQ
+
+## Pods fail to start: `x509: certificate signed by unknown authority`
+
+- Example Error Message:
+
+  ```bash
+  failed to pull image "docker.io/rancher/pause:3.1": x509: certificate signed by unknown authority
+  ```
+
+- Problem: inside the container, the certificate of the corporate proxy cannot be validated
+- Possible Solution: Mounting the CA Certificate from your host into the node containers at start time via `k3d cluster create --volume /path/to/your/certs.crt:/etc/ssl/certs/yourcert.crt`
+- Issue: [k3d-io/k3d#535](https://github.com/k3d-io/k3d/discussions/535)
+
+## Nodes are evicted on disk pressure
+
+- Problem: the disk of the host is almost full
+- Solution: set lower eviction thresholds with `--kubelet-arg=eviction-hard=imagefs.available<1%`
+"""
+
+
+def test_a_quoted_problem_item_brings_the_item_labelled_as_its_solution(tmp_path: Path) -> None:
+    """"怎样让 k3d 节点信任公司的 CA 证书?" quoted the FAQ's "- Problem: inside the container, the certificate of the corporate
+    proxy cannot be validated" but not the item under it, "- Possible Solution: Mounting the CA Certificate … via
+    `k3d cluster create --volume …`" (session 32). An item labelled as the solution (Solution:, Workaround:, 解决方法：)
+    that names the means in code comes with the problem it solves, as a paragraph that says "To fix this, …" does."""
+    write(tmp_path, "faq.md", FAQ_PROBLEMS)
+    n = len(FAQ_PROBLEMS.split("\n"))
+    draft = extractive_answer("The corporate proxy certificate cannot be validated inside the container. How do I fix it?",
+                              [(evidence_from(tmp_path, "faq.md", 1, n, score=0.9, tool="x"), 0.9)], UnitCache(tmp_path))
+    assert "certificate of the corporate proxy cannot be validated" in draft.body, draft.body
+    assert "k3d cluster create --volume /path/to/your/certs.crt:/etc/ssl/certs/yourcert.crt" in draft.body, draft.body
