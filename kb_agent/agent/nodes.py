@@ -264,8 +264,8 @@ def asked_scores(question: str, items: Sequence[Evidence], term_weights: TermWei
     """The calibrated scorer's grade of each item for the sentences of the question that ask, when it tells the user's
     situation first (else zeros): "I keep adding a team=payments label … by hand, and a few minutes later Flux strips
     it again. What do I have to tell kubectl so my label survives reconciliation?" is answered by a passage on what it
-    asks, which need not retell the situation (session 32: four of five answerable questions refused on new sets were of
-    this shape). These grades decide only what is kept and whether to answer: the kept items keep their order and
+    asks, which need not retell the situation (session 32: every answerable question refused on the four new sets, five,
+    was of this shape). These grades decide only what is kept and whether to answer: the kept items keep their order and
     grades for the whole question, which rank the units the answer quotes."""
     ask = asking_sentences(question)
     if ask == question or len(question_terms(ask, term_weights)) < ASKING_MIN_TERMS:

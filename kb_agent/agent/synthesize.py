@@ -1366,7 +1366,8 @@ _ASKS_MEANS = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:method|function|comm
 def _means_referred(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
     """The paragraph (or list item) that solves the problem units[i] states (`_SOLVES`) and names the means in code (a
     fence, or code in its text), up to SOLVES_LOOKAHEAD units on in the same run of text; else the paragraph right after
-    units[i] when it opens by referring back to it and names the means in code."""
+    units[i] when it opens by referring back to it and names the means in code (a paragraph: an item under a paragraph
+    that opens with "This …" is the next of a list, not what the paragraph refers to)."""
     prev, run = units[i], []
     for unit in units[i + 1 : i + 1 + SOLVES_LOOKAHEAD]:
         # (the sentences of one paragraph may share a line)
@@ -1379,7 +1380,7 @@ def _means_referred(units: list[AnswerUnit], i: int) -> list[AnswerUnit]:
     # a list item ("- Problem: …") is followed only by the one labelled as its solution
     if not run or units[i].kind == "item" or not _close_after(units[i], nxt := run[0]):
         return []
-    return [nxt] if (nxt.code or has_code_span(nxt.text)) and _REFERS_BACK.search(nxt.text.lstrip()) else []
+    return [nxt] if nxt.kind != "item" and (nxt.code or has_code_span(nxt.text)) and _REFERS_BACK.search(nxt.text.lstrip()) else []
 
 
 # a question that asks which setting, option or flag to use
