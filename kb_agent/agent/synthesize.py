@@ -775,9 +775,10 @@ def coverage_gap(question: str, shown: Sequence[str], term_weights: TermWeights)
     nodes.asked_scores): "…without the operator. What request do I send to metasrv first …?" is not asked about the
     operator."""
     gap = _coverage_gap(question, shown, term_weights)
-    ask = asking_sentences(question)
-    if gap and ask != question and len(question_terms(ask, term_weights)) >= ASKING_MIN_TERMS and not _coverage_gap(ask, shown, term_weights):
-        return ()
+    if gap:
+        ask = asking_sentences(question)
+        if ask != question and len(question_terms(ask, term_weights)) >= ASKING_MIN_TERMS and not _coverage_gap(ask, shown, term_weights):
+            return ()
     return gap
 
 
@@ -1616,19 +1617,14 @@ def _complete_intros(chosen: list[ScoredUnit], cache: UnitCache) -> list[ScoredU
 def _room_for(out: list[ScoredUnit], extra: ScoredUnit) -> list[ScoredUnit] | None:
     """`out` with its weakest quoted blocks dropped until `extra` fits the answer's slots (MAX_UNITS) and length cap, or None
     when it cannot. A block is a unit with the list items or fence that ride on it (listed units right after it on its
-    page): they go together. (Session 32: `_show_how` added its unit past the length cap; an answer of 1,243 characters.)"""
+    page): they go together. (Session 32: `_show_how` added its unit past the length cap, 1,388 characters in its test.)"""
     blocks: list[list[ScoredUnit]] = []
     for c in _reading_order(out):
         if c.listed and blocks and blocks[-1][0].unit.path == c.unit.path:
             blocks[-1].append(c)
         else:
             blocks.append([c])
-
-    def fits() -> bool:
-        kept = [c for b in blocks for c in b]
-        return (extra.listed or sum(1 for c in kept if not c.listed) < MAX_UNITS) and sum(c.unit.size for c in kept) + extra.unit.size <= MAX_ANSWER_CHARS
-
-    while not fits():
+    while not _fits([c for b in blocks for c in b], extra, per_file=MAX_UNITS):
         if len(blocks) < 2:  # the answer keeps at least one of its own
             return None
         blocks.remove(min(blocks, key=lambda b: b[0].score))
